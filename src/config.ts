@@ -1,0 +1,47 @@
+import path from 'node:path';
+
+/** Every setting the service reads from the environment, in one place. */
+export interface Config {
+  host: string;
+  port: number;
+  /** PostgreSQL connection string; unset means the embedded PGlite database under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Bearer token for /admin/v1; generated at start-up when unset. */
+  adminToken: string | undefined;
+  /** Base of `error.doc_url`: `{docsBaseUrl}/errors/{code}`. */
+  docsBaseUrl: string;
+  logLevel: string;
+  /** Where per-key request counters live: memory (one instance), postgres (shared by every instance). */
+  rateLimitStore: 'memory' | 'postgres';
+  /** Seconds between sweeps of expired idempotency records. */
+  sweepIntervalSeconds: number;
+  catalogFile: string | undefined;
+}
+
+function integer(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const store = env.CONNECT_RATE_LIMIT_STORE ?? (databaseUrl ? 'postgres' : 'memory');
+  if (store !== 'memory' && store !== 'postgres') {
+    throw new Error(`CONNECT_RATE_LIMIT_STORE must be "memory" or "postgres", got "${store}"`);
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: integer('PORT', env.PORT, 8080),
+    databaseUrl,
+    dataDir: path.resolve(env.CONNECT_DATA_DIR || 'data'),
+    adminToken: env.CONNECT_ADMIN_TOKEN || undefined,
+    docsBaseUrl: (env.CONNECT_DOCS_BASE_URL || 'https://docs.connect-payments.dev').replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimitStore: store,
+    sweepIntervalSeconds: integer('CONNECT_SWEEP_INTERVAL_SECONDS', env.CONNECT_SWEEP_INTERVAL_SECONDS, 300),
+    catalogFile: env.CONNECT_CATALOG_FILE || undefined,
+  };
+}

@@ -1,0 +1,39 @@
+import type { Config } from './config.js';
+import { Catalog } from './domain/catalog.js';
+import type { AppContext } from './http/context.js';
+import { CursorCodec } from './http/pagination.js';
+import { KeyRateLimiter } from './http/rate-limit.js';
+import type { Database } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { openPglite } from './store/pglite.js';
+import { openPostgres } from './store/postgres.js';
+import { sharedSecret } from './store/secrets.js';
+import { OperatorService } from './use-cases/operator.js';
+
+/** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
+export async function openDatabase(config: Config): Promise<Database> {
+  const db = config.databaseUrl ? openPostgres({ connectionString: config.databaseUrl }) : await openPglite(config.dataDir);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
+
+export async function createContext(config: Config, db: Database): Promise<AppContext> {
+  const catalog = Catalog.load(config.catalogFile);
+  const limiter =
+    config.rateLimitStore === 'postgres' && 'pool' in db
+      ? KeyRateLimiter.shared((db as ReturnType<typeof openPostgres>).pool)
+      : KeyRateLimiter.inMemory();
+  return {
+    config,
+    db,
+    catalog,
+    cursors: new CursorCodec(await sharedSecret(db, 'cursor-signing')),
+    limiter,
+    operator: new OperatorService(db, catalog),
+  };
+}

@@ -1,0 +1,59 @@
+import type { KeyMode } from './api-keys.js';
+import { DomainError } from './errors.js';
+import type { OrganizationStatus } from './organizations.js';
+import type { Scope } from './scopes.js';
+
+export interface Caller {
+  keyId: string;
+  organizationId: string;
+  organizationStatus: OrganizationStatus;
+  mode: KeyMode;
+  scopes: readonly string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  rateLimitRps: number;
+}
+
+export interface RouteAccess {
+  /** The scope a key needs; none for /health and /capabilities. */
+  scope?: Scope;
+  /** Reachable whatever the organization's status (only GET /health). */
+  anyOrganizationStatus?: boolean;
+}
+
+/** 401s: the key must be live (not revoked, not rotated away) and not past its expiry. */
+export function checkCredential(caller: Caller | null, now: Date): asserts caller is Caller {
+  if (!caller || caller.revokedAt) {
+    throw new DomainError('authentication_required', 'The API key is invalid or has been revoked.');
+  }
+  if (caller.expiresAt && caller.expiresAt.getTime() <= now.getTime()) {
+    throw new DomainError(
+      'expired_credential',
+      `The API key expired at ${caller.expiresAt.toISOString()}. Create a new key.`,
+    );
+  }
+}
+
+/**
+ * 403s, in the contract's order. Live keys need an approved (active) organization; sandbox keys also work
+ * while the organization awaits approval, so partners can integrate first; a suspended organization is
+ * stopped in both modes.
+ */
+export function checkAuthorization(caller: Caller, route: RouteAccess): void {
+  if (!route.anyOrganizationStatus) {
+    const allowed =
+      caller.organizationStatus === 'active' ||
+      (caller.organizationStatus === 'pending_verification' && caller.mode === 'test');
+    if (!allowed) {
+      throw new DomainError(
+        'account_pending_approval',
+        caller.organizationStatus === 'suspended'
+          ? 'This organization is suspended. Contact the operator of this service.'
+          : 'This organization is pending verification: live keys work once it is approved. Sandbox keys work now.',
+      );
+    }
+  }
+  if (route.scope && !caller.scopes.includes(route.scope)) {
+    throw new DomainError('forbidden_scope', `This API key lacks the "${route.scope}" scope.`);
+  }
+}

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { isPairDisabled, type OrganizationSettings } from './organizations.js';
+
+const DecimalString = Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]+)?$' });
+
+export const NetworkSchema = Type.Object(
+  {
+    code: Type.String({ pattern: '^[a-z][a-z0-9-]*$' }),
+    name: Type.String(),
+    address_format: Type.Union([Type.Literal('evm'), Type.Literal('tron'), Type.Literal('solana'), Type.Literal('bitcoin')]),
+    native_asset: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const AssetNetworkSchema = Type.Object(
+  {
+    network: Type.String({ description: 'Lowercase network code.' }),
+    decimals: Type.Integer({ minimum: 0, maximum: 36 }),
+    token_contract: Type.Union([Type.String(), Type.Null()], {
+      description: 'Token contract (EVM, Tron) or mint (Solana); null for the native asset.',
+    }),
+    confirmations_required: Type.Integer({ minimum: 1 }),
+    min_amount: Type.String({ ...DecimalString, description: 'Smallest deposit credited, decimal string.' }),
+    active: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const AssetSchema = Type.Object(
+  {
+    code: Type.String({ pattern: '^[A-Z0-9]{2,10}$' }),
+    name: Type.String(),
+    networks: Type.Array(AssetNetworkSchema, { description: 'In priority order: intents expand in this order.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const FiatCurrencySchema = Type.Object(
+  { code: Type.String({ pattern: '^[A-Z]{3}$' }), name: Type.String(), decimals: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
+const CatalogFileSchema = Type.Object(
+  {
+    networks: Type.Array(NetworkSchema),
+    assets: Type.Array(AssetSchema),
+    fiat_currencies: Type.Array(FiatCurrencySchema),
+  },
+  { additionalProperties: false },
+);
+
+export type CatalogData = Static<typeof CatalogFileSchema>;
+export type Asset = Static<typeof AssetSchema>;
+export type AssetNetwork = Static<typeof AssetNetworkSchema>;
+
+const DEFAULT_CATALOG = new URL('./catalog.json', import.meta.url);
+
+/** The assets, networks and fiat currencies this deployment supports; loaded from data, checked at start. */
+export class Catalog {
+  private constructor(readonly data: CatalogData) {}
+
+  static load(file?: string): Catalog {
+    const raw: unknown = JSON.parse(fs.readFileSync(file ?? DEFAULT_CATALOG, 'utf8'));
+    const problems = [...Value.Errors(CatalogFileSchema, raw)].map((e) => `${e.instancePath || '/'} ${e.message}`);
+    if (problems.length > 0) throw new Error(`Invalid catalog ${file ?? 'catalog.json'}: ${problems.join('; ')}`);
+    const data = raw as CatalogData;
+    const networks = new Set(data.networks.map((n) => n.code));
+    for (const asset of data.assets) {
+      for (const entry of asset.networks) {
+        if (!networks.has(entry.network)) throw new Error(`Catalog: ${asset.code} names unknown network ${entry.network}`);
+        const fraction = entry.min_amount.split('.')[1] ?? '';
+        if (fraction.length > entry.decimals) {
+          throw new Error(`Catalog: ${asset.code}/${entry.network} min_amount has more than ${entry.decimals} decimals`);
+        }
+      }
+    }
+    return new Catalog(data);
+  }
+
+  /** What one organization may use: every pair except those its settings disable, in priority order. */
+  forOrganization(settings: OrganizationSettings): Asset[] {
+    return this.data.assets
+      .map((asset) => ({
+        ...asset,
+        networks: asset.networks.filter((n) => !isPairDisabled(settings, { asset: asset.code, network: n.network })),
+      }))
+      .filter((asset) => asset.networks.length > 0);
+  }
+
+  hasPair(asset: string, network: string): boolean {
+    return this.data.assets.some((a) => a.code === asset && a.networks.some((n) => n.network === network));
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Every error code the API can answer with. Clients match on these, so they never change meaning;
+ * `http/error-codes.ts` maps each to its HTTP status and `error.type`, and docs/errors.md explains each.
+ */
+export const ERROR_CODES = [
+  'authentication_required',
+  'expired_credential',
+  'account_pending_approval',
+  'forbidden_scope',
+  'idempotency_key_required',
+  'idempotency_conflict',
+  'parameter_missing',
+  'parameter_unknown',
+  'parameter_invalid',
+  'invalid_json',
+  'unsupported_media_type',
+  'request_too_large',
+  'invalid_request',
+  'catalog_invalid',
+  'min_usdt_amount_requires_solana',
+  'invalid_payment_intent_id',
+  'invalid_type',
+  'resource_not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'event_not_found',
+  'webhook_endpoint_not_configured',
+  'quote_already_used',
+  'rate_limited',
+  'internal_error',
+  'not_yet_available',
+  'provider_unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** A failure the caller can act on: a named code, a human message and, when one input is at fault, its name. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}

@@ -1,0 +1,81 @@
+import Fastify, { type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ulid } from 'ulid';
+import { adminKeyRoutes } from '../routes/admin/keys.js';
+import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
+import { capabilitiesRoutes } from '../routes/capabilities.js';
+import { healthRoutes } from '../routes/health.js';
+import { unavailableRoutes } from '../routes/unavailable.js';
+import { adminAuthentication, partnerAuthentication } from './authenticate.js';
+import type { App, AppContext } from './context.js';
+import { installErrorHandling } from './error-handler.js';
+import { openApiOptions } from './openapi.js';
+import './route-config.js';
+import { ErrorEnvelopeSchema } from './schemas.js';
+
+export const PARTNER_PREFIX = '/connect/v1';
+export const ADMIN_PREFIX = '/admin/v1';
+const BODY_LIMIT_BYTES = 256 * 1024;
+const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface BuildOptions {
+  adminToken: string;
+  /** Pino logger options; `false` silences (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<App> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: ctx.config.logLevel,
+            // Fastify logs no headers by default; these paths stay masked should a serializer ever add them.
+            redact: ['req.headers.authorization', 'req.headers["idempotency-key"]', 'key', '*.key', 'adminToken'],
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : `req_${ulid()}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app, ctx.config.docsBaseUrl);
+  app.addSchema(ErrorEnvelopeSchema);
+
+  await app.register(swagger, openApiOptions(PARTNER_PREFIX, ADMIN_PREFIX));
+  await app.register(swaggerUi, { routePrefix: `${PARTNER_PREFIX}/docs` });
+  app.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(
+    async (partner: App) => {
+      partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter));
+      healthRoutes(partner);
+      capabilitiesRoutes(partner, ctx);
+      unavailableRoutes(partner);
+    },
+    { prefix: PARTNER_PREFIX },
+  );
+
+  await app.register(
+    async (admin: App) => {
+      admin.addHook('onRequest', adminAuthentication(options.adminToken));
+      adminOrganizationRoutes(admin, ctx);
+      adminKeyRoutes(admin, ctx);
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { checkAuthorization, checkCredential } from '../domain/access.js';
+import { hashApiKey, parseApiKey } from '../domain/api-keys.js';
+import { DomainError } from '../domain/errors.js';
+import { findCaller } from '../store/api-keys.js';
+import type { Database } from '../store/database.js';
+import { routeNotFound } from './error-handler.js';
+import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
+import type { KeyRateLimiter } from './rate-limit.js';
+
+const BEARER = /^Bearer ([^\s]+)$/;
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  return header ? (BEARER.exec(header)?.[1] ?? null) : null;
+}
+
+const authenticationRequired = () =>
+  new DomainError('authentication_required', 'Send your API key as "Authorization: Bearer sk_test_…" or "sk_live_…".');
+
+/**
+ * The partner API's gate, in the contract's order: header format (401), Idempotency-Key presence on IDEM
+ * routes (400, decided before any storage is touched), key lookup (401), rate limit (429), organization
+ * status and scope (403). A live key on a /test route is answered as if the route did not exist.
+ */
+export function partnerAuthentication(db: Database, limiter: KeyRateLimiter) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const contract = request.routeOptions.config;
+    const token = bearerToken(request);
+    const claimedMode = token ? parseApiKey(token) : null;
+    if (contract.sandboxOnly && claimedMode === 'live') throw routeNotFound(request);
+    if (!token || !claimedMode) throw authenticationRequired();
+    if (contract.idempotent && readIdempotencyKey(request) === null) {
+      throw new DomainError(
+        'idempotency_key_required',
+        `This route requires an ${IDEMPOTENCY_HEADER} header (a fresh UUID per new operation).`,
+        IDEMPOTENCY_HEADER,
+      );
+    }
+    const caller = await findCaller(db, hashApiKey(token));
+    checkCredential(caller, new Date());
+
+    const budget = await limiter.consume(caller.keyId, caller.rateLimitRps);
+    reply.header('ratelimit-limit', budget.limit);
+    reply.header('ratelimit-remaining', budget.remaining);
+    reply.header('ratelimit-reset', budget.resetSeconds);
+    if (!budget.allowed) {
+      throw new DomainError('rate_limited', `Too many requests: this key allows ${budget.limit} per second. Retry after ${budget.resetSeconds} s.`);
+    }
+
+    checkAuthorization(caller, contract);
+    request.caller = caller;
+  };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The operator API's gate: one shared bearer token, compared in constant time. */
+export function adminAuthentication(adminToken: string) {
+  const expected = digest(adminToken);
+  return async function authenticateOperator(request: FastifyRequest): Promise<void> {
+    const token = bearerToken(request);
+    if (!token || !timingSafeEqual(digest(token), expected)) {
+      throw new DomainError('authentication_required', 'Send the operator token as "Authorization: Bearer <CONNECT_ADMIN_TOKEN>".');
+    }
+  };
+}

@@ -1,0 +1,26 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.js';
+import type { Catalog } from '../domain/catalog.js';
+import type { Database } from '../store/database.js';
+import type { OperatorService } from '../use-cases/operator.js';
+import type { CursorCodec } from './pagination.js';
+import type { KeyRateLimiter } from './rate-limit.js';
+
+/** Everything routes need, built once at start-up and handed down. */
+export interface AppContext {
+  config: Config;
+  db: Database;
+  catalog: Catalog;
+  cursors: CursorCodec;
+  limiter: KeyRateLimiter;
+  operator: OperatorService;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;

@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
+import { DomainError, type ErrorCode } from '../domain/errors.js';
+import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
+
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** `/metadata/foo` → `metadata.foo`: the name a client used for the field. */
+function paramName(path: string, child?: string): string | null {
+  const parts = path.split('/').filter(Boolean);
+  if (child !== undefined) parts.push(child);
+  return parts.length ? parts.join('.') : null;
+}
+
+interface ValidationDetail {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** The first problem of a schema failure, as code + param; both TypeBox and Ajv shapes are understood. */
+function describeValidation(errors: FastifySchemaValidationError[]): { code: ErrorCode; param: string | null; message: string } {
+  const details = errors as unknown as ValidationDetail[];
+  const first = details.find((e) => e.keyword !== 'boolean') ?? details[0]!;
+  const { params, instancePath } = first;
+  if (first.keyword === 'required') {
+    const missing = (params.requiredProperties as string[] | undefined)?.[0] ?? (params.missingProperty as string);
+    const param = paramName(instancePath, missing);
+    return { code: 'parameter_missing', param, message: `Missing required field "${param}".` };
+  }
+  if (first.keyword === 'additionalProperties') {
+    const extra = (params.additionalProperties as string[] | undefined)?.[0] ?? (params.additionalProperty as string);
+    const param = paramName(instancePath, extra);
+    return { code: 'parameter_unknown', param, message: `Unknown field "${param}".` };
+  }
+  const param = paramName(instancePath);
+  if (param === null && first.keyword === 'type') {
+    return { code: 'parameter_invalid', param, message: 'The request body must be a JSON object.' };
+  }
+  return { code: 'parameter_invalid', param, message: `Field "${param ?? 'body'}" ${first.message ?? 'is invalid'}.` };
+}
+
+function classify(error: FastifyError): { code: ErrorCode; param: string | null; message: string } {
+  if (error instanceof DomainError) return { code: error.code, param: error.param, message: error.message };
+  if (error.validation) {
+    const detail = describeValidation(error.validation);
+    if (error.validationContext === 'body') return detail;
+    // Query and path problems are not body structure: they are plain 400s naming the parameter.
+    return { code: 'invalid_request', param: detail.param, message: detail.message.replace('Field', 'Parameter') };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { code: 'unsupported_media_type', param: null, message: 'Request bodies must be sent as application/json.' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { code: 'request_too_large', param: null, message: error.message };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { code: 'invalid_json', param: null, message: 'The request body is not valid JSON.' };
+  }
+  if (error.statusCode === 400 && error instanceof SyntaxError) {
+    return { code: 'invalid_json', param: null, message: `The request body is not valid JSON: ${error.message}` };
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { code: 'invalid_request', param: null, message: error.message };
+  }
+  return { code: 'internal_error', param: null, message: 'Something went wrong on our side. Retrying with the same Idempotency-Key is safe.' };
+}
+
+export function sendError(reply: FastifyReply, docsBaseUrl: string, error: DomainError): FastifyReply {
+  return reply.code(ERROR_HTTP[error.code].status).send(errorEnvelope(docsBaseUrl, error.code, error.message, error.param));
+}
+
+/** Every failure, from any layer, leaves as the one error envelope. */
+export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { code, param, message } = classify(error);
+    if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
+    if (code === 'rate_limited') reply.header('retry-after', reply.getHeader('ratelimit-reset') ?? 1);
+    return reply.code(ERROR_HTTP[code].status).send(errorEnvelope(docsBaseUrl, code, message, param));
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply) => {
+    const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: request.url.split('?')[0]! }) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(reply, docsBaseUrl, new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
+    }
+    return sendError(reply, docsBaseUrl, routeNotFound(request));
+  });
+}
+
+export function routeNotFound(request: FastifyRequest): DomainError {
+  return new DomainError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+}

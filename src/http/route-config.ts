@@ -1,0 +1,24 @@
+import type { Caller } from '../domain/access.js';
+import type { Scope } from '../domain/scopes.js';
+
+/** What each route declares about itself; the auth, idempotency and docs layers read it. */
+export interface RouteContract {
+  /** Scope the key needs (none for /health and /capabilities). */
+  scope?: Scope;
+  /** Moves or can move funds (documentation and OpenAPI `x-fund-moving`). */
+  fundMoving?: boolean;
+  /** IDEM in the contract: `Idempotency-Key` is required and replays are served from the store. */
+  idempotent?: boolean;
+  /** Works whatever the organization's status (GET /health). */
+  anyOrganizationStatus?: boolean;
+  /** A /test helper: invisible (404) to live keys. */
+  sandboxOnly?: boolean;
+}
+
+declare module 'fastify' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface FastifyContextConfig extends RouteContract {}
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}

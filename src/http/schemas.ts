@@ -1,0 +1,33 @@
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES } from '../domain/errors.js';
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Uuid = Type.String({ format: 'uuid' });
+
+/** Timestamps leave the service as ISO 8601 UTC strings with milliseconds. */
+export const iso = (date: Date) => date.toISOString();
+export const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);
+
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String({ description: 'Category: authentication_error, permission_error, invalid_request_error, …' }),
+      code: Type.Enum(ERROR_CODES, { description: 'Stable code; match on it.' }),
+      message: Type.String(),
+      param: Type.Union([Type.String(), Type.Null()], { description: 'The input field at fault, if one is.' }),
+      doc_url: Type.String(),
+    }),
+  },
+  { $id: 'ErrorEnvelope', title: 'Error' },
+);
+
+const ErrorRef = Type.Ref('ErrorEnvelope');
+
+/** The error statuses a route documents, each answered with the error envelope. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorRef]));
+}
+
+/** The statuses every authenticated partner route can answer with (contract: 401, 403, 429, 500). */
+export const PARTNER_ERRORS = [401, 403, 429, 500] as const;

@@ -1,0 +1,37 @@
+import { DomainError } from '../domain/errors.js';
+import type { App } from '../http/context.js';
+import type { RouteContract } from '../http/route-config.js';
+import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+
+/** Routes the contract registers ahead of their implementation: authenticated, then 501. */
+const UNAVAILABLE: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; tag: string; contract?: RouteContract }[] = [
+  { method: 'GET', url: '/webhooks', tag: 'webhooks' },
+  { method: 'POST', url: '/webhooks', tag: 'webhooks' },
+  { method: 'PATCH', url: '/webhooks/:webhook_id', tag: 'webhooks' },
+  { method: 'DELETE', url: '/webhooks/:webhook_id', tag: 'webhooks' },
+  { method: 'POST', url: '/webhooks/test', tag: 'webhooks' },
+  { method: 'POST', url: '/conversions', tag: 'conversions' },
+  { method: 'GET', url: '/conversions', tag: 'conversions' },
+  { method: 'GET', url: '/conversions/:conversion_id', tag: 'conversions' },
+  { method: 'POST', url: '/ramps/quote', tag: 'ramps' },
+  { method: 'POST', url: '/ramps/sessions', tag: 'ramps', contract: { idempotent: true } },
+  { method: 'GET', url: '/ramps/sessions/:session_id', tag: 'ramps' },
+];
+
+export function unavailableRoutes(app: App): void {
+  for (const route of UNAVAILABLE) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      config: route.contract ?? {},
+      schema: {
+        summary: 'Registered, not yet available',
+        tags: [route.tag],
+        response: errorResponses(501, ...PARTNER_ERRORS),
+      },
+      handler: async () => {
+        throw new DomainError('not_yet_available', `${route.method} ${route.url} is registered but not available yet.`);
+      },
+    });
+  }
+}

@@ -1,0 +1,62 @@
+import type { KeyMode } from '../domain/api-keys.js';
+import type { Sql } from './database.js';
+
+export interface IdempotencyScope {
+  organizationId: string;
+  mode: KeyMode;
+  key: string;
+}
+
+export interface StoredResponse {
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+}
+
+/**
+ * Claims the key for this transaction, or reports who holds it. A concurrent claim of the same key waits
+ * on the unique index until the holder commits (then it sees the stored response) or rolls back (then it
+ * claims the key itself). A record past its expiry is taken over as if absent.
+ */
+export async function claimIdempotencyKey(
+  tx: Sql,
+  scope: IdempotencyScope,
+  requestHash: string,
+  ttlSeconds: number,
+): Promise<StoredResponse | null> {
+  const claimed = await tx.query(
+    `INSERT INTO idempotency_records (organization_id, mode, idempotency_key, request_hash, expires_at)
+     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+     ON CONFLICT (organization_id, mode, idempotency_key) DO UPDATE
+       SET request_hash = excluded.request_hash, response_status = NULL, response_body = NULL,
+           created_at = now(), expires_at = excluded.expires_at
+       WHERE idempotency_records.expires_at <= now()
+     RETURNING 1`,
+    [scope.organizationId, scope.mode, scope.key, requestHash, ttlSeconds],
+  );
+  if (claimed.length > 0) return null;
+  const [held] = await tx.query<StoredResponse>(
+    `SELECT request_hash, response_status, response_body FROM idempotency_records
+     WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3`,
+    [scope.organizationId, scope.mode, scope.key],
+  );
+  return held!;
+}
+
+export async function storeIdempotentResponse(
+  tx: Sql,
+  scope: IdempotencyScope,
+  status: number,
+  body: string,
+): Promise<void> {
+  await tx.query(
+    `UPDATE idempotency_records SET response_status = $4, response_body = $5
+     WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3`,
+    [scope.organizationId, scope.mode, scope.key, status, body],
+  );
+}
+
+export async function purgeExpiredIdempotencyRecords(sql: Sql): Promise<number> {
+  const rows = await sql.query('DELETE FROM idempotency_records WHERE expires_at <= now() RETURNING 1');
+  return rows.length;
+}

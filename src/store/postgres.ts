@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Database, Sql } from './database.js';
+
+/**
+ * Every statement runs as a named prepared statement: the name is derived from the text, so the same
+ * text always maps to the same name and PostgreSQL plans it once per connection.
+ */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 20);
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+async function run<Row>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]): Promise<Row[]> {
+  const result = await client.query({ name: statementName(text), text, values: params as unknown[] | undefined });
+  return result.rows as Row[];
+}
+
+export interface PostgresOptions {
+  connectionString: string;
+  /** Schema to put first on the search path (tests isolate themselves this way). */
+  schema?: string;
+  maxConnections?: number;
+}
+
+export function openPostgres(options: PostgresOptions): Database & { pool: pg.Pool } {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 20,
+    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+  });
+  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  pool.on('error', () => {});
+  return {
+    kind: 'postgres',
+    pool,
+    query: (text, params) => run(pool, text, params),
+    exec: async (script) => void (await pool.query(script)),
+    async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work({
+          query: (text, params) => run(client, text, params),
+          exec: async (script) => void (await client.query(script)),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,85 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import type { KeyMode } from '../../src/domain/api-keys.js';
+import type { OrganizationStatus } from '../../src/domain/organizations.js';
+import { buildApp } from '../../src/http/app.js';
+import type { App, AppContext } from '../../src/http/context.js';
+import type { Database } from '../../src/store/database.js';
+import type { NewApiKey } from '../../src/use-cases/operator.js';
+import { openTestDatabase, type TestDatabase } from './database.js';
+
+export const ADMIN_TOKEN = 'test-operator-token';
+export const DOCS_BASE = 'https://docs.example.test';
+
+export interface TestApp {
+  app: App;
+  ctx: AppContext;
+  db: Database;
+  testDb: TestDatabase;
+  /** A partner API call: `path` is relative to /connect/v1. */
+  call(key: string | null, method: InjectOptions['method'], path: string, options?: CallOptions): Promise<LightMyRequestResponse>;
+  /** An operator API call: `path` is relative to /admin/v1. */
+  admin(method: InjectOptions['method'], path: string, body?: unknown): Promise<LightMyRequestResponse>;
+  /** A new organization with one key; returns the secret key and the ids. */
+  tenant(options?: { status?: OrganizationStatus; mode?: KeyMode; key?: Omit<NewApiKey, 'mode'> }): Promise<Tenant>;
+  close(): Promise<void>;
+}
+
+export interface Tenant {
+  organizationId: string;
+  keyId: string;
+  key: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+}
+
+export async function startTestApp(overrides: Partial<Config> = {}, existing?: TestDatabase): Promise<TestApp> {
+  const testDb = existing ?? (await openTestDatabase());
+  const config: Config = { ...loadConfig({}), docsBaseUrl: DOCS_BASE, logLevel: 'silent', ...overrides };
+  const ctx = await createContext(config, testDb.db);
+  const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });
+  await app.ready();
+
+  const call: TestApp['call'] = (key, method, path, options = {}) =>
+    app.inject({
+      method,
+      url: `/connect/v1${path}`,
+      headers: {
+        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+        ...(options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey }),
+        ...options.headers,
+      },
+      ...(options.body === undefined ? {} : { payload: options.body as InjectOptions['payload'] }),
+    });
+
+  const admin: TestApp['admin'] = (method, path, body) =>
+    app.inject({
+      method,
+      url: `/admin/v1${path}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }),
+    });
+
+  return {
+    app,
+    ctx,
+    db: testDb.db,
+    testDb,
+    call,
+    admin,
+    async tenant(options = {}) {
+      const org = await ctx.operator.createOrganization({ name: 'Tenant', status: options.status ?? 'active' });
+      const key = await ctx.operator.createApiKey(org.id, { mode: options.mode ?? 'test', ...options.key });
+      return { organizationId: org.id, keyId: key.id, key: key.key };
+    },
+    async close() {
+      await app.close();
+      if (!existing) await testDb.close();
+    },
+  };
+}

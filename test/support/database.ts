@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate.js';
+import { openPglite } from '../../src/store/pglite.js';
+import { openPostgres } from '../../src/store/postgres.js';
+
+export interface TestDatabase {
+  db: Database;
+  /** Another connection pool to the same database (a second "instance"); PostgreSQL only. */
+  openSibling(): Database;
+  close(): Promise<void>;
+}
+
+/**
+ * A migrated, empty database for one test file: PGlite in memory by default; with TEST_DATABASE_URL, a
+ * fresh schema on that PostgreSQL server, dropped afterwards.
+ */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    const db = await openPglite();
+    await migrate(db);
+    return {
+      db,
+      openSibling: () => {
+        throw new Error('a sibling instance needs PostgreSQL (TEST_DATABASE_URL)');
+      },
+      close: () => db.close(),
+    };
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const siblings: Database[] = [];
+  const db = openPostgres({ connectionString: url, schema });
+  await migrate(db);
+  return {
+    db,
+    openSibling: () => {
+      const sibling = openPostgres({ connectionString: url, schema });
+      siblings.push(sibling);
+      return sibling;
+    },
+    async close() {
+      await Promise.all(siblings.map((s) => s.close()));
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.end();
+    },
+  };
+}
+
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
