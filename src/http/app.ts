@@ -47,6 +47,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // The API speaks JSON only: other bodies are answered 415 instead of reaching validation as strings.
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     reply.header('x-request-id', request.id);

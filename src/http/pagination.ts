@@ -8,8 +8,12 @@ export const MAX_PAGE_SIZE = 200;
 
 /** Query parameters every list route accepts; each list route adds its own filters beside them. */
 export const PageQuery = {
+  // A digit pattern rather than an integer type: lenient coercion would quietly read "1.5" as 1.
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, description: `Page size, 1 to ${MAX_PAGE_SIZE} (larger values are clamped); default ${DEFAULT_PAGE_SIZE}.` }),
+    Type.String({
+      pattern: '^[1-9][0-9]{0,8}$',
+      description: `Page size, an integer from 1 to ${MAX_PAGE_SIZE} (larger values are clamped); default ${DEFAULT_PAGE_SIZE}.`,
+    }),
   ),
   cursor: Type.Optional(Type.String({ description: 'The `cursor` of the previous page, verbatim.' })),
 };
@@ -50,9 +54,9 @@ export class CursorCodec {
     return { createdAt: new Date(createdAt), id };
   }
 
-  pageRequest(list: string, query: { limit?: number; cursor?: string }): PageRequest {
+  pageRequest(list: string, query: { limit?: string; cursor?: string }): PageRequest {
     return {
-      limit: Math.min(query.limit ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+      limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Math.min(Number(query.limit), MAX_PAGE_SIZE),
       after: query.cursor === undefined ? null : this.decode(list, query.cursor),
     };
   }

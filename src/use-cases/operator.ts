@@ -93,6 +93,9 @@ export class OperatorService {
     if (expiresAt && Number.isNaN(expiresAt.getTime())) {
       throw new DomainError('invalid_request', 'expires_at must be an ISO 8601 date-time.', 'expires_at');
     }
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new DomainError('invalid_request', 'expires_at must be in the future.', 'expires_at');
+    }
     return this.insertKey(this.db, {
       organizationId,
       mode: input.mode,

@@ -1,0 +1,30 @@
+import type { Static } from 'typebox';
+import type { NetworkSchema } from '../../domain/catalog.js';
+import { bitcoin } from './bitcoin.js';
+import type { AddressCodec } from './codec.js';
+import { evm } from './evm.js';
+import { solana } from './solana.js';
+import { tron } from './tron.js';
+
+/** Taken from the catalog schema so a new format there fails to compile here until it has a codec. */
+export type AddressFormat = Static<typeof NetworkSchema>['address_format'];
+
+const CODECS: Record<AddressFormat, AddressCodec> = { evm, tron, solana, bitcoin };
+
+/** How many raw bytes an address of this format is made from. */
+export function addressByteLength(format: AddressFormat): number {
+  return CODECS[format].byteLength;
+}
+
+/** The canonical string for raw account bytes; wrong-length bytes are a programming error, so it throws. */
+export function encodeAddress(format: AddressFormat, bytes: Uint8Array): string {
+  const codec = CODECS[format];
+  if (bytes.length !== codec.byteLength) {
+    throw new RangeError(`${format} address needs ${codec.byteLength} bytes, got ${bytes.length}`);
+  }
+  return codec.encode(bytes);
+}
+
+export function isValidAddress(format: AddressFormat, address: string): boolean {
+  return CODECS[format].isValid(address);
+}

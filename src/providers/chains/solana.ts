@@ -1,0 +1,24 @@
+import { base58 } from '@scure/base';
+import type { AddressCodec } from './codec.js';
+
+/** 32 bytes encode to between 32 (leading zero bytes become '1') and 44 base58 characters. */
+const MIN_LENGTH = 32;
+const MAX_LENGTH = 44;
+
+/**
+ * Solana addresses have no checksum, and any 32 bytes are valid (program-derived addresses are
+ * deliberately off the ed25519 curve), so the length of the decoded bytes is all there is to check.
+ */
+export const solana: AddressCodec = {
+  byteLength: 32,
+  encode: (bytes) => base58.encode(bytes),
+  isValid(address) {
+    // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
+    if (address.length < MIN_LENGTH || address.length > MAX_LENGTH) return false;
+    try {
+      return base58.decode(address).length === 32;
+    } catch {
+      return false;
+    }
+  },
+};

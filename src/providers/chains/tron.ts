@@ -1,0 +1,25 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes } from '@noble/hashes/utils.js';
+import { createBase58check } from '@scure/base';
+import type { AddressCodec } from './codec.js';
+
+const base58check = createBase58check(sha256);
+/** Tron mainnet's version byte; it is what makes every address start with `T`. */
+const MAINNET_PREFIX = 0x41;
+/** 0x41 + 20 bytes + 4 checksum bytes always encodes to exactly 34 characters. */
+const ENCODED_LENGTH = 34;
+
+export const tron: AddressCodec = {
+  byteLength: 20,
+  encode: (bytes) => base58check.encode(concatBytes(Uint8Array.of(MAINNET_PREFIX), bytes)),
+  isValid(address) {
+    // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
+    if (address.length !== ENCODED_LENGTH) return false;
+    try {
+      const payload = base58check.decode(address);
+      return payload.length === 21 && payload[0] === MAINNET_PREFIX;
+    } catch {
+      return false;
+    }
+  },
+};

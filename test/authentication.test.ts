@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const code = (res: { json(): unknown }) => (res.json() as { error: { code: string } }).error.code;
+
+describe('authentication table', () => {
+  it('a missing Authorization header is 401 authentication_required', async () => {
+    const res = await t.call(null, 'GET', '/health');
+    expect(res.statusCode).toBe(401);
+    expect(code(res)).toBe('authentication_required');
+  });
+
+  it.each([
+    ['a non-Bearer scheme', 'Basic dXNlcjpwYXNz'],
+    ['Bearer without a key', 'Bearer'],
+    ['an unknown prefix', 'Bearer sk_prod_0123456789abcdefghijABCDEFGHIJ0123'],
+    ['a key shorter than 32 characters after the prefix', 'Bearer sk_test_abc'],
+    ['a key with characters outside base62', 'Bearer sk_test_0123456789abcdefghij-BCDEFGHIJ0123456'],
+  ])('a malformed header (%s) is 401 authentication_required', async (_case, header) => {
+    const res = await t.call(null, 'GET', '/health', { headers: { authorization: header } });
+    expect(res.statusCode).toBe(401);
+    expect(code(res)).toBe('authentication_required');
+  });
+
+  it('a well-formed key that was never issued is 401 authentication_required', async () => {
+    const res = await t.call(`sk_test_${'A'.repeat(40)}`, 'GET', '/health');
+    expect(res.statusCode).toBe(401);
+    expect(code(res)).toBe('authentication_required');
+  });
+
+  it('a revoked key is 401 authentication_required', async () => {
+    const tenant = await t.tenant();
+    expect((await t.call(tenant.key, 'GET', '/health')).statusCode).toBe(200);
+    expect((await t.admin('DELETE', `/keys/${tenant.keyId}`)).statusCode).toBe(200);
+    const res = await t.call(tenant.key, 'GET', '/health');
+    expect(res.statusCode).toBe(401);
+    expect(code(res)).toBe('authentication_required');
+  });
+
+  it('a rotated-away key is 401 authentication_required at once, and the new key works', async () => {
+    const tenant = await t.tenant();
+    const rotated = await t.admin('POST', `/keys/${tenant.keyId}/rotate`);
+    expect(rotated.statusCode).toBe(201);
+    const old = await t.call(tenant.key, 'GET', '/health');
+    expect(old.statusCode).toBe(401);
+    expect(code(old)).toBe('authentication_required');
+    expect((await t.call(rotated.json().key, 'GET', '/health')).statusCode).toBe(200);
+  });
+
+  it('a key past expires_at is 401 expired_credential and the message states the expiry date', async () => {
+    const tenant = await t.tenant({ key: { expires_at: new Date(Date.now() + 3_600_000).toISOString() } });
+    const expiredAt = new Date('2026-01-02T03:04:05.000Z');
+    await t.db.query('UPDATE api_keys SET expires_at = $2 WHERE id = $1', [tenant.keyId, expiredAt]);
+    const res = await t.call(tenant.key, 'GET', '/health');
+    expect(res.statusCode).toBe(401);
+    expect(code(res)).toBe('expired_credential');
+    expect(res.json().error.message).toContain('2026-01-02T03:04:05.000Z');
+  });
+
+  it('a key with a future expires_at works and GET /health reports it', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const tenant = await t.tenant({ key: { expires_at: expiresAt.toISOString() } });
+    const res = await t.call(tenant.key, 'GET', '/health');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().key_expires_at).toBe(expiresAt.toISOString());
+  });
+
+  it('a live key of a pending_verification organization is 403 account_pending_approval, but GET /health works', async () => {
+    const tenant = await t.tenant({ status: 'pending_verification', mode: 'live' });
+    const res = await t.call(tenant.key, 'GET', '/capabilities');
+    expect(res.statusCode).toBe(403);
+    expect(code(res)).toBe('account_pending_approval');
+    const health = await t.call(tenant.key, 'GET', '/health');
+    expect(health.statusCode).toBe(200);
+    expect(health.json().organization.status).toBe('pending_verification');
+  });
+
+  it('a sandbox key of a pending_verification organization works (partners integrate before approval)', async () => {
+    const tenant = await t.tenant({ status: 'pending_verification', mode: 'test' });
+    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
+  });
+
+  it.each(['test', 'live'] as const)('a %s key of a suspended organization is 403 account_pending_approval, but GET /health works', async (mode) => {
+    const tenant = await t.tenant({ status: 'suspended', mode });
+    const res = await t.call(tenant.key, 'GET', '/capabilities');
+    expect(res.statusCode).toBe(403);
+    expect(code(res)).toBe('account_pending_approval');
+    expect((await t.call(tenant.key, 'GET', '/health')).statusCode).toBe(200);
+  });
+
+  it('suspending an organization takes effect on the next request', async () => {
+    const tenant = await t.tenant({ mode: 'live' });
+    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
+    await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'suspended' });
+    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(403);
+  });
+
+  it('GET /health reports mode, organization, api_version and server time', async () => {
+    const tenant = await t.tenant({ mode: 'live' });
+    const body = (await t.call(tenant.key, 'GET', '/health')).json();
+    expect(body).toMatchObject({
+      object: 'health',
+      mode: 'live',
+      livemode: true,
+      key_expires_at: null,
+      organization: { id: tenant.organizationId, status: 'active' },
+      api_version: 'v1',
+    });
+    expect(Math.abs(Date.parse(body.server_time) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('keys are stored only as hashes', async () => {
+    const tenant = await t.tenant();
+    const rows = await t.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [tenant.keyId]);
+    expect(JSON.stringify(rows)).not.toContain(tenant.key);
+    expect(JSON.stringify(rows)).not.toContain(tenant.key.slice(8));
+  });
+
+  it('issued keys are sk_test_/sk_live_ followed by at least 32 base62 characters', async () => {
+    const test = await t.tenant({ mode: 'test' });
+    const live = await t.tenant({ mode: 'live' });
+    expect(test.key).toMatch(/^sk_test_[0-9A-Za-z]{32,}$/);
+    expect(live.key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
+  });
+});
