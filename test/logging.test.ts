@@ -1,0 +1,62 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/http/app.js';
+import type { App } from '../src/http/context.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+
+let t: TestApp;
+let logged: App;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  logged = await buildApp({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug' } }, { adminToken: ADMIN_TOKEN, logger: { stream } });
+  await logged.ready();
+});
+afterAll(async () => {
+  await logged.close();
+  await t.close();
+});
+
+describe('operations: logs and request ids', () => {
+  it('every response carries an X-Request-Id; a well-formed client id is kept', async () => {
+    const tenant = await t.tenant();
+    const own = await t.call(tenant.key, 'GET', '/health');
+    expect(own.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    const given = await t.call(tenant.key, 'GET', '/health', { headers: { 'x-request-id': 'client-trace-42' } });
+    expect(given.headers['x-request-id']).toBe('client-trace-42');
+    const notFound = await t.call(null, 'GET', '/nope');
+    expect(notFound.headers['x-request-id']).toBeDefined();
+  });
+
+  it('log lines are JSON with the request id, and never contain keys, tokens or Authorization headers', async () => {
+    const tenant = await t.tenant();
+    const created = await logged.inject({
+      method: 'POST',
+      url: `/admin/v1/organizations/${tenant.organizationId}/keys`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { mode: 'test' },
+    });
+    const res = await logged.inject({
+      method: 'GET',
+      url: '/connect/v1/health',
+      headers: { authorization: `Bearer ${tenant.key}`, 'idempotency-key': 'idem-secret-value' },
+    });
+    expect(res.statusCode).toBe(200);
+    const requestId = res.headers['x-request-id'];
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const ofRequest = entries.filter((e) => e.reqId === requestId);
+    expect(ofRequest.length).toBeGreaterThanOrEqual(2);
+    expect(entries.filter((e) => e.req || e.res).every((e) => typeof e.reqId === 'string')).toBe(true);
+    const all = lines.join('\n');
+    for (const secret of [tenant.key, created.json().key, ADMIN_TOKEN, 'idem-secret-value']) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});
