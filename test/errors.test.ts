@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function expectEnvelope(res: { statusCode: number; json(): any }, status: number, code: string, param: string | null = null) {
+function expectEnvelope(res: { statusCode: number; json(): unknown }, status: number, code: string, param: string | null = null) {
   expect(res.statusCode).toBe(status);
   expect(res.json()).toEqual({
     error: {
