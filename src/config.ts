@@ -16,6 +16,8 @@ export interface Config {
   rateLimitStore: 'memory' | 'postgres';
   /** Seconds between sweeps of expired idempotency records. */
   sweepIntervalSeconds: number;
+  /** Seconds between sweeps that persist the expiry of past-due payment intents (and write their events). */
+  expirySweepIntervalSeconds: number;
   catalogFile: string | undefined;
 }
 
@@ -42,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     rateLimitStore: store,
     sweepIntervalSeconds: integer('CONNECT_SWEEP_INTERVAL_SECONDS', env.CONNECT_SWEEP_INTERVAL_SECONDS, 300),
+    expirySweepIntervalSeconds: integer('CONNECT_EXPIRY_SWEEP_SECONDS', env.CONNECT_EXPIRY_SWEEP_SECONDS, 15),
     catalogFile: env.CONNECT_CATALOG_FILE || undefined,
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { Catalog } from './domain/catalog.js';
 import type { AppContext } from './http/context.js';
+import { Idempotency } from './http/idempotency.js';
 import { CursorCodec } from './http/pagination.js';
 import { KeyRateLimiter } from './http/rate-limit.js';
 import type { Database } from './store/database.js';
@@ -8,7 +9,11 @@ import { migrate } from './store/migrate.js';
 import { openPglite } from './store/pglite.js';
 import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
+import { custodyFor } from './providers/custody/index.js';
+import { Addresses } from './use-cases/addresses.js';
 import { OperatorService } from './use-cases/operator.js';
+import { PaymentIntents } from './use-cases/payment-intents.js';
+import { DepositSimulator } from './use-cases/simulator.js';
 
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
 export async function openDatabase(config: Config): Promise<Database> {
@@ -34,6 +39,10 @@ export async function createContext(config: Config, db: Database): Promise<AppCo
     catalog,
     cursors: new CursorCodec(await sharedSecret(db, 'cursor-signing')),
     limiter,
+    idempotency: new Idempotency(db, config.docsBaseUrl),
     operator: new OperatorService(db, catalog),
+    paymentIntents: new PaymentIntents(catalog, custodyFor),
+    addresses: new Addresses(catalog, custodyFor),
+    simulator: new DepositSimulator(db, catalog),
   };
 }

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from './config.js';
 import { createContext, openDatabase } from './context.js';
 import { ADMIN_PREFIX, buildApp, PARTNER_PREFIX } from './http/app.js';
-import { startIdempotencySweeper } from './workers/idempotency-sweeper.js';
+import { purgeExpiredIdempotencyRecords } from './store/idempotency.js';
+import { expireDueIntents } from './use-cases/expiry.js';
+import { runPeriodically } from './workers/periodic.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -12,7 +14,10 @@ async function main(): Promise<void> {
   const app = await buildApp(ctx, { adminToken });
   const demo = await ctx.operator.bootstrapDemo();
   await app.listen({ host: config.host, port: config.port });
-  const stopSweeper = startIdempotencySweeper(db, config.sweepIntervalSeconds, app.log);
+  const stopWorkers = [
+    runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), app.log),
+    runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db), app.log),
+  ];
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const lines = [
@@ -41,7 +46,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
-    stopSweeper();
+    for (const stop of stopWorkers) stop();
     try {
       await app.close();
       await db.close();

@@ -1,12 +1,14 @@
 import type { KeyMode } from './api-keys.js';
 import { DomainError } from './errors.js';
-import type { OrganizationStatus } from './organizations.js';
+import type { OrganizationSettings, OrganizationStatus } from './organizations.js';
 import type { Scope } from './scopes.js';
 
 export interface Caller {
   keyId: string;
   organizationId: string;
   organizationStatus: OrganizationStatus;
+  /** Read with the key, so routes that need the settings cost no second query. */
+  organizationSettings: OrganizationSettings;
   mode: KeyMode;
   scopes: readonly string[];
   expiresAt: Date | null;

@@ -55,6 +55,7 @@ const CatalogFileSchema = Type.Object(
 export type CatalogData = Static<typeof CatalogFileSchema>;
 export type Asset = Static<typeof AssetSchema>;
 export type AssetNetwork = Static<typeof AssetNetworkSchema>;
+export type Network = Static<typeof NetworkSchema>;
 
 const DEFAULT_CATALOG = new URL('./catalog.json', import.meta.url);
 
@@ -90,7 +91,21 @@ export class Catalog {
       .filter((asset) => asset.networks.length > 0);
   }
 
+  /** The networks an intent in `asset` expands to for this organization: active, enabled, in priority order. */
+  activeNetworks(settings: OrganizationSettings, asset: string): AssetNetwork[] {
+    const entry = this.data.assets.find((a) => a.code === asset);
+    return (entry?.networks ?? []).filter((n) => n.active && !isPairDisabled(settings, { asset, network: n.network }));
+  }
+
+  pair(asset: string, network: string): AssetNetwork | undefined {
+    return this.data.assets.find((a) => a.code === asset)?.networks.find((n) => n.network === network);
+  }
+
+  addressFormat(network: string): Network['address_format'] {
+    return this.data.networks.find((n) => n.code === network)!.address_format;
+  }
+
   hasPair(asset: string, network: string): boolean {
-    return this.data.assets.some((a) => a.code === asset && a.networks.some((n) => n.network === network));
+    return this.pair(asset, network) !== undefined;
   }
 }

@@ -3,10 +3,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ulid } from 'ulid';
+import { addressRoutes } from '../routes/addresses.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
 import { capabilitiesRoutes } from '../routes/capabilities.js';
+import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
+import { paymentIntentRoutes } from '../routes/payment-intents.js';
+import { sandboxRoutes } from '../routes/sandbox.js';
+import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import type { App, AppContext } from './context.js';
@@ -65,6 +70,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
       partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter));
       healthRoutes(partner);
       capabilitiesRoutes(partner, ctx);
+      paymentIntentRoutes(partner, ctx);
+      addressRoutes(partner, ctx);
+      transactionRoutes(partner, ctx);
+      eventRoutes(partner, ctx);
+      sandboxRoutes(partner, ctx);
       unavailableRoutes(partner);
     },
     { prefix: PARTNER_PREFIX },

@@ -3,7 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Database } from '../store/database.js';
+import type { Addresses } from '../use-cases/addresses.js';
 import type { OperatorService } from '../use-cases/operator.js';
+import type { PaymentIntents } from '../use-cases/payment-intents.js';
+import type { DepositSimulator } from '../use-cases/simulator.js';
+import type { Idempotency } from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { KeyRateLimiter } from './rate-limit.js';
 
@@ -14,7 +18,11 @@ export interface AppContext {
   catalog: Catalog;
   cursors: CursorCodec;
   limiter: KeyRateLimiter;
+  idempotency: Idempotency;
   operator: OperatorService;
+  paymentIntents: PaymentIntents;
+  addresses: Addresses;
+  simulator: DepositSimulator;
 }
 
 export type App = FastifyInstance<

@@ -48,12 +48,14 @@ export interface OperationResult {
  * everything or nothing. Business errors (4xx) are stored and replayed like successes; a 5xx rolls the
  * whole transaction back, so a retry runs the operation again.
  */
-export function idempotentHandler<R extends FastifyRequest>(
-  db: Database,
-  docsBaseUrl: string,
-  operation: (request: R, tx: Sql) => Promise<OperationResult>,
-) {
-  return async function handle(request: R, reply: FastifyReply): Promise<FastifyReply> {
+export class Idempotency {
+  constructor(
+    private readonly db: Database,
+    private readonly docsBaseUrl: string,
+  ) {}
+
+  async run(request: FastifyRequest, reply: FastifyReply, operation: (tx: Sql) => Promise<OperationResult>): Promise<FastifyReply> {
+    const { db, docsBaseUrl } = this;
     const caller = request.caller!;
     const scope: IdempotencyScope = {
       organizationId: caller.organizationId,
@@ -77,7 +79,7 @@ export function idempotentHandler<R extends FastifyRequest>(
       let status: number;
       let body: string;
       try {
-        const result = await operation(request, tx);
+        const result = await operation(tx);
         status = result.status;
         body = reply.code(status).serialize(result.body) as string;
       } catch (error) {
@@ -91,5 +93,5 @@ export function idempotentHandler<R extends FastifyRequest>(
     });
     if (outcome.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
-  };
+  }
 }

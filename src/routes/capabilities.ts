@@ -2,7 +2,6 @@ import { Type } from 'typebox';
 import { AssetSchema, FiatCurrencySchema, NetworkSchema } from '../domain/catalog.js';
 import type { AppContext, App } from '../http/context.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import { findOrganization } from '../store/organizations.js';
 
 const Capabilities = Type.Object({
   object: Type.Literal('capabilities'),
@@ -12,7 +11,7 @@ const Capabilities = Type.Object({
   fiat_currencies: Type.Array(FiatCurrencySchema, { description: 'Currencies balances are valued in.' }),
 });
 
-export function capabilitiesRoutes(app: App, { db, catalog }: AppContext): void {
+export function capabilitiesRoutes(app: App, { catalog }: AppContext): void {
   app.get(
     '/capabilities',
     {
@@ -25,8 +24,7 @@ export function capabilitiesRoutes(app: App, { db, catalog }: AppContext): void 
     },
     async (request) => {
       const caller = request.caller!;
-      const org = await findOrganization(db, caller.organizationId);
-      const assets = catalog.forOrganization(org!.settings);
+      const assets = catalog.forOrganization(caller.organizationSettings);
       const used = new Set(assets.flatMap((a) => a.networks.map((n) => n.network)));
       return {
         object: 'capabilities' as const,

@@ -1,7 +1,7 @@
 import type { Caller } from '../domain/access.js';
 import type { KeyMode } from '../domain/api-keys.js';
 import type { Sql } from './database.js';
-import { fetchPage, type Page, type PageRequest } from './pagination.js';
+import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -51,7 +51,7 @@ export async function revokeApiKey(sql: Sql, id: string, replacedBy: string | nu
 }
 
 export function listApiKeys(sql: Sql, organizationId: string, page: PageRequest): Promise<Page<ApiKeyRow>> {
-  return fetchPage<ApiKeyRow>(sql, `SELECT ${COLUMNS} FROM api_keys`, ['organization_id = $1'], [organizationId], page);
+  return fetchPage<ApiKeyRow>(sql, `SELECT ${COLUMNS} FROM api_keys`, new Filter().add((p) => `organization_id = ${p}`, organizationId), page);
 }
 
 /** The one query on every authenticated request: the key and its organization's status, by hash. */
@@ -60,13 +60,14 @@ export async function findCaller(sql: Sql, keyHash: string): Promise<Caller | nu
     id: string;
     organization_id: string;
     status: Caller['organizationStatus'];
+    settings: Caller['organizationSettings'];
     mode: KeyMode;
     scopes: string[];
     expires_at: Date | null;
     revoked_at: Date | null;
     rate_limit_rps: number;
   }>(
-    `SELECT k.id, k.organization_id, o.status, k.mode, k.scopes, k.expires_at, k.revoked_at, k.rate_limit_rps
+    `SELECT k.id, k.organization_id, o.status, o.settings, k.mode, k.scopes, k.expires_at, k.revoked_at, k.rate_limit_rps
      FROM api_keys k JOIN organizations o ON o.id = k.organization_id
      WHERE k.key_hash = $1`,
     [keyHash],
@@ -76,6 +77,7 @@ export async function findCaller(sql: Sql, keyHash: string): Promise<Caller | nu
     keyId: row.id,
     organizationId: row.organization_id,
     organizationStatus: row.status,
+    organizationSettings: row.settings,
     mode: row.mode,
     scopes: row.scopes,
     expiresAt: row.expires_at,

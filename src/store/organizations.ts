@@ -1,6 +1,6 @@
 import type { OrganizationSettings, OrganizationStatus } from '../domain/organizations.js';
 import type { Sql } from './database.js';
-import { fetchPage, type Page, type PageRequest } from './pagination.js';
+import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 
 export interface OrganizationRow {
   id: string;
@@ -42,7 +42,7 @@ export async function updateOrganization(
 }
 
 export function listOrganizations(sql: Sql, page: PageRequest): Promise<Page<OrganizationRow>> {
-  return fetchPage<OrganizationRow>(sql, `SELECT ${COLUMNS} FROM organizations`, [], [], page);
+  return fetchPage<OrganizationRow>(sql, `SELECT ${COLUMNS} FROM organizations`, new Filter(), page);
 }
 
 export async function anyOrganizationExists(sql: Sql): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Sql } from './database.js';
+import type { Tenant } from './tenancy.js';
 
 /** Newest first, resuming strictly after the (created_at, id) of the previous page's last row. */
 export interface PageRequest {
@@ -11,6 +12,33 @@ export interface Page<Row> {
   hasMore: boolean;
 }
 
+/** The WHERE of a list query, built condition by condition with numbered parameters. */
+export class Filter {
+  readonly conditions: string[] = [];
+  readonly params: unknown[] = [];
+
+  /** Starts with the tenant: every partner list is scoped to one organization and mode. */
+  static tenant(tenant: Tenant): Filter {
+    return new Filter().add((p) => `organization_id = ${p}`, tenant.organizationId).add((p) => `mode = ${p}`, tenant.mode);
+  }
+
+  add(condition: (placeholder: string) => string, value: unknown): this {
+    this.params.push(value);
+    this.conditions.push(condition(`$${this.params.length}`));
+    return this;
+  }
+
+  /** Adds the condition only when a value was given. */
+  optional(condition: (placeholder: string) => string, value: unknown): this {
+    return value === undefined ? this : this.add(condition, value);
+  }
+
+  raw(condition: string): this {
+    this.conditions.push(condition);
+    return this;
+  }
+}
+
 /**
  * Keyset pagination over any table with (created_at, id): stable while rows are inserted, since a row
  * already passed keeps its position. One extra row is fetched so that `hasMore` is exact.
@@ -18,12 +46,11 @@ export interface Page<Row> {
 export async function fetchPage<Row extends { created_at: Date; id: string }>(
   sql: Sql,
   select: string,
-  conditions: string[],
-  params: unknown[],
+  filter: Filter,
   page: PageRequest,
 ): Promise<Page<Row>> {
-  const where = [...conditions];
-  const values = [...params];
+  const where = [...filter.conditions];
+  const values = [...filter.params];
   if (page.after) {
     values.push(page.after.createdAt, page.after.id);
     where.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);

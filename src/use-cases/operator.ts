@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DEFAULT_RATE_LIMIT_RPS, generateApiKey, hashApiKey, keyPrefix, type KeyMode } from '../domain/api-keys.js';
 import type { Catalog } from '../domain/catalog.js';
 import { DomainError } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
 import {
   DEFAULT_SETTINGS,
   MAX_INTENT_TTL_SECONDS,
@@ -41,8 +42,6 @@ export type CreatedApiKey = ApiKeyRow & { key: string };
 
 const notFound = (what: string) => new DomainError('resource_not_found', `No ${what} with that id.`, 'id');
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 
 export class OperatorService {
   constructor(

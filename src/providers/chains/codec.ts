@@ -1,4 +1,4 @@
-/** One on-chain address format: how raw account bytes become the string a wallet expects, and back-checking it. */
+/** One on-chain address format: how raw account bytes become the string wallets expect, and how to check such a string. */
 export interface AddressCodec {
   /** How many raw bytes `encode` takes; the dispatcher enforces it so each codec can assume it. */
   readonly byteLength: number;

@@ -1,0 +1,44 @@
+import { DomainError } from '../domain/errors.js';
+
+/** `a,b,c` → values, each checked against `allowed`; an unknown value answers `code` naming the parameter. */
+export function parseList<T extends string>(
+  raw: string | undefined,
+  param: string,
+  isAllowed: (value: string) => value is T,
+  allowedText: string,
+  code: 'invalid_request' | 'invalid_type' = 'invalid_request',
+): T[] | undefined {
+  if (raw === undefined) return undefined;
+  const values = raw.split(',').map((v) => v.trim());
+  const unknown = values.find((v) => !isAllowed(v));
+  if (unknown !== undefined) {
+    throw new DomainError(code, `Unknown ${param} "${unknown}". Allowed: ${allowedText}.`, param);
+  }
+  return values as T[];
+}
+
+export const oneOf =
+  <T extends string>(allowed: readonly T[]) =>
+  (value: string): value is T =>
+    (allowed as readonly string[]).includes(value);
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/;
+const HAS_ZONE = /(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An inclusive bound on created_at: an ISO 8601 date or date-time; without a zone it is UTC. A bare date
+ * as the upper bound means the whole of that day.
+ */
+export function parseBound(raw: string | undefined, param: string, bound: 'lower' | 'upper'): Date | undefined {
+  if (raw === undefined) return undefined;
+  let text: string;
+  if (DATE.test(raw)) text = `${raw}T${bound === 'lower' ? '00:00:00.000' : '23:59:59.999'}Z`;
+  else if (DATE_TIME.test(raw)) text = HAS_ZONE.test(raw) ? raw : `${raw}Z`;
+  else throw new DomainError('invalid_request', `${param} must be an ISO 8601 date or date-time.`, param);
+  const instant = new Date(text);
+  if (Number.isNaN(instant.getTime())) {
+    throw new DomainError('invalid_request', `${param} is not a valid date.`, param);
+  }
+  return instant;
+}

@@ -1,0 +1,82 @@
+import { Type, type Static } from 'typebox';
+import { toNumber } from '../../domain/money.js';
+import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
+import { Decimal } from '../../domain/money.js';
+import type { IntentView } from '../../use-cases/payment-intents.js';
+import { iso, isoOrNull, NullableTimestamp, Timestamp, Uuid } from '../schemas.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const MetadataValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+export const Metadata = Type.Record(Type.String(), MetadataValue, { description: 'At most 50 keys; values at most 500 characters.' });
+
+export const CreatePaymentIntentBody = Type.Object(
+  {
+    amount: Type.Union([Type.String(), Type.Number()], { description: 'Amount in the primary currency; a decimal string is preferred.' }),
+    currencies: Type.Array(Type.String(), { description: 'Asset codes in priority order (1 to 10); the first is the primary currency.' }),
+    external_ref: Type.Optional(Nullable(Type.String({ description: 'Selects the whitelabel flow: the end user whose balance is credited.' }))),
+    description: Type.Optional(Nullable(Type.String())),
+    metadata: Type.Optional(Nullable(Metadata)),
+  },
+  { additionalProperties: false },
+);
+
+export const Deposit = Type.Object({
+  amount_received: Type.Number({ description: 'Amount of THIS credit, not cumulative.' }),
+  currency: Type.String(),
+  network: Type.String(),
+  address_receiver: Type.String(),
+  address_sender: Type.String(),
+  tx_hash: Type.String(),
+});
+
+export const PaymentIntent = Type.Object(
+  {
+    id: Uuid,
+    object: Type.Literal('payment_intent'),
+    amount: Type.Number(),
+    currency: Type.String(),
+    status: Type.String({ description: 'pending, completed, expired, failed (reserved). Ignore unknown values.' }),
+    ref_code: Type.String({ minLength: 5, maxLength: 5 }),
+    external_ref: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    metadata: Nullable(Metadata),
+    addresses: Type.Array(
+      Type.Object({ asset: Type.String(), network: Nullable(Type.String()), address: Type.String() }),
+    ),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    completed_at: NullableTimestamp,
+    deposit: Nullable(Deposit),
+    amount_received: Type.Number(),
+    amount_remaining: Type.Number(),
+    partial_payment: Type.Boolean(),
+  },
+  { title: 'PaymentIntent' },
+);
+
+/** The envelope: every field present, null where it does not apply; expiry is decided at read time. */
+export function presentIntent(view: IntentView, now = new Date()): Static<typeof PaymentIntent> {
+  const status = effectiveStatus(view, now);
+  const amount = new Decimal(view.amount);
+  const received = new Decimal(view.amount_received);
+  const deposit = view.last_deposit;
+  return {
+    id: view.id,
+    object: 'payment_intent',
+    amount: toNumber(amount),
+    currency: view.currency,
+    status,
+    ref_code: view.ref_code,
+    external_ref: view.external_ref,
+    description: view.description,
+    metadata: view.metadata as Static<typeof Metadata> | null,
+    addresses: view.addresses.map((a) => ({ asset: a.asset, network: a.network, address: a.address })),
+    created_at: iso(view.created_at),
+    expires_at: iso(view.expires_at),
+    completed_at: isoOrNull(view.completed_at),
+    deposit: deposit && { ...deposit, amount_received: toNumber(deposit.amount_received) },
+    amount_received: toNumber(received),
+    amount_remaining: toNumber(amountRemaining(amount, received)),
+    partial_payment: status === 'pending' && received.gt(0),
+  };
+}

@@ -1,0 +1,48 @@
+import { Type, type Static } from 'typebox';
+import { toDecimalString } from '../../domain/money.js';
+import type { TransactionRow } from '../../store/ledger.js';
+import { iso, Timestamp, Uuid } from '../schemas.js';
+
+export const TRANSACTION_TYPES = ['deposit', 'payout', 'transfer', 'conversion', 'ramp'] as const;
+export const TRANSACTION_STATUSES = ['pending', 'confirmed', 'failed'] as const;
+
+export const Transaction = Type.Object(
+  {
+    id: Uuid,
+    object: Type.Literal('transaction'),
+    type: Type.Enum(TRANSACTION_TYPES),
+    status: Type.Enum(TRANSACTION_STATUSES),
+    asset: Type.String(),
+    amount: Type.String({ description: 'Decimal string.' }),
+    created_at: Timestamp,
+    external_ref: Type.Optional(Type.String()),
+    network: Type.Optional(Type.String()),
+    from_address: Type.Optional(Type.String()),
+    to_address: Type.Optional(Type.String()),
+    tx_hash: Type.Optional(Type.String()),
+    completed_at: Type.Optional(Timestamp),
+    payment_intent_id: Type.Union([Uuid, Type.Null()], { description: 'The intent this row credits; null for other origins.' }),
+  },
+  { title: 'Transaction' },
+);
+
+const optional = <K extends string>(key: K, value: string | null) => (value === null ? {} : ({ [key]: value } as Record<K, string>));
+
+export function presentTransaction(row: TransactionRow): Static<typeof Transaction> {
+  return {
+    id: row.id,
+    object: 'transaction',
+    type: row.type,
+    status: row.status,
+    asset: row.asset,
+    amount: toDecimalString(row.amount),
+    created_at: iso(row.created_at),
+    ...optional('external_ref', row.external_ref),
+    ...optional('network', row.network),
+    ...optional('from_address', row.from_address),
+    ...optional('to_address', row.to_address),
+    ...optional('tx_hash', row.tx_hash),
+    ...optional('completed_at', row.completed_at && iso(row.completed_at)),
+    payment_intent_id: row.payment_intent_id,
+  };
+}

@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import type { App, AppContext } from '../http/context.js';
+import { ListEnvelope, PageQuery } from '../http/pagination.js';
+import { Address, CreateAddressBody, presentAddress } from '../http/resources/address.js';
+import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { tenantOf } from '../http/tenant.js';
+
+const tags = ['addresses'];
+const LIST = 'addresses';
+
+export function addressRoutes(app: App, { db, cursors, idempotency, addresses }: AppContext): void {
+  app.post(
+    '/addresses',
+    {
+      config: { scope: 'addresses:write', fundMoving: true, idempotent: true },
+      schema: {
+        summary: 'Mint a standalone deposit address',
+        description: 'Without external_ref: a tenant-treasury address crediting the organization. With it: a per-user address.',
+        tags,
+        body: CreateAddressBody,
+        response: { 201: Address, ...errorResponses(400, 409, 422, 503, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request, reply) =>
+      idempotency.run(request, reply, async (tx) => ({ status: 201, body: presentAddress(await addresses.create(tx, request.caller!, request.body)) })),
+  );
+
+  app.get(
+    '/addresses',
+    {
+      config: { scope: 'addresses:read' },
+      schema: {
+        summary: 'List standalone deposit addresses, newest first',
+        description: "Intent addresses are listed in their intent's `addresses`.",
+        tags,
+        querystring: Type.Object({
+          external_ref: Type.Optional(Type.String()),
+          asset: Type.Optional(Type.String()),
+          network: Type.Optional(Type.String()),
+          ...PageQuery,
+        }),
+        response: { 200: ListEnvelope(Address), ...errorResponses(400, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      const page = await addresses.list(db, tenantOf(request), request.query, cursors.pageRequest(LIST, request.query));
+      return cursors.envelope(LIST, page, presentAddress);
+    },
+  );
+
+  app.get(
+    '/addresses/:address_id',
+    {
+      config: { scope: 'addresses:read' },
+      schema: {
+        summary: 'Get a standalone deposit address',
+        tags,
+        params: Type.Object({ address_id: Type.String() }),
+        response: { 200: Address, ...errorResponses(404, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => presentAddress(await addresses.get(db, tenantOf(request), request.params.address_id)),
+  );
+}

@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+import { DomainError } from '../domain/errors.js';
+import { EVENT_ID_PATTERN, EVENT_TYPES, isEventType } from '../domain/events.js';
+import { isUuid } from '../domain/ids.js';
+import type { App, AppContext } from '../http/context.js';
+import { ListEnvelope, PageQuery } from '../http/pagination.js';
+import { parseBound, parseList } from '../http/query.js';
+import { Event, presentEvent } from '../http/resources/event.js';
+import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { tenantOf } from '../http/tenant.js';
+import { findEvent, listEvents } from '../store/events.js';
+
+const tags = ['events'];
+const LIST = 'events';
+const TYPES = Object.keys(EVENT_TYPES).join(', ');
+
+export function eventRoutes(app: App, { db, cursors }: AppContext): void {
+  app.get(
+    '/events',
+    {
+      config: { scope: 'events:read' },
+      schema: {
+        summary: 'List events, newest first',
+        tags,
+        querystring: Type.Object({
+          type: Type.Optional(Type.String({ description: `Comma-separated event types: ${TYPES}.` })),
+          related_to: Type.Optional(Type.String({ description: 'UUID of the principal object.' })),
+          livemode: Type.Optional(Type.String({ description: 'true or false; omit for both (a key only ever sees its own mode).' })),
+          from: Type.Optional(Type.String({ description: 'Inclusive lower bound on created_at: ISO 8601 date or date-time (UTC if no zone).' })),
+          to: Type.Optional(Type.String({ description: 'Inclusive upper bound on created_at; a bare date covers that whole day.' })),
+          ...PageQuery,
+        }),
+        response: { 200: ListEnvelope(Event), ...errorResponses(400, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      const tenant = tenantOf(request);
+      const { query } = request;
+      const types = parseList(query.type, 'type', isEventType, TYPES, 'invalid_type');
+      if (query.related_to !== undefined && !isUuid(query.related_to)) {
+        throw new DomainError('invalid_request', 'related_to must be a UUID.', 'related_to');
+      }
+      if (query.livemode !== undefined && query.livemode !== 'true' && query.livemode !== 'false') {
+        throw new DomainError('invalid_request', 'livemode must be true or false.', 'livemode');
+      }
+      const filters = { types, relatedTo: query.related_to, from: parseBound(query.from, 'from', 'lower'), to: parseBound(query.to, 'to', 'upper') };
+      const pageRequest = cursors.pageRequest(LIST, query);
+      // Sandbox and live never mix: asking a sandbox key for live events (or the reverse) finds none.
+      if (query.livemode !== undefined && (query.livemode === 'true') !== (tenant.mode === 'live')) {
+        return { has_more: false, data: [], cursor: null };
+      }
+      return cursors.envelope(LIST, await listEvents(db, tenant, filters, pageRequest), presentEvent);
+    },
+  );
+
+  app.get(
+    '/events/:event_id',
+    {
+      config: { scope: 'events:read' },
+      schema: {
+        summary: 'Get an event',
+        description: 'Unknown, other-tenant and malformed ids all answer 404 event_not_found.',
+        tags,
+        params: Type.Object({ event_id: Type.String() }),
+        response: { 200: Event, ...errorResponses(404, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      const id = request.params.event_id;
+      const row = EVENT_ID_PATTERN.test(id) ? await findEvent(db, tenantOf(request), id) : null;
+      if (!row) throw new DomainError('event_not_found', 'No event with that id.', 'event_id');
+      return presentEvent(row);
+    },
+  );
+}

@@ -1,0 +1,68 @@
+import { Type } from 'typebox';
+import { DomainError } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
+import type { App, AppContext } from '../http/context.js';
+import { ListEnvelope, PageQuery } from '../http/pagination.js';
+import { CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
+import { tenantOf } from '../http/tenant.js';
+import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { loadIntent } from '../use-cases/payment-intents.js';
+
+const tags = ['payment intents'];
+const LIST = 'payment_intents';
+
+export function paymentIntentRoutes(app: App, { db, cursors, idempotency, paymentIntents }: AppContext): void {
+  app.post(
+    '/payment-intents',
+    {
+      config: { scope: 'intents:write', fundMoving: true, idempotent: true },
+      schema: {
+        summary: 'Create a payment intent',
+        description: 'Each currency expands to one deposit address per active network, in priority order.',
+        tags,
+        body: CreatePaymentIntentBody,
+        response: { 201: PaymentIntent, ...errorResponses(400, 409, 422, 503, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request, reply) =>
+      idempotency.run(request, reply, async (tx) => ({ status: 201, body: presentIntent(await paymentIntents.create(tx, request.caller!, request.body)) })),
+  );
+
+  app.get(
+    '/payment-intents',
+    {
+      config: { scope: 'intents:read' },
+      schema: {
+        summary: 'List payment intents, newest first',
+        tags,
+        querystring: Type.Object({ external_ref: Type.Optional(Type.String()), ...PageQuery }),
+        response: { 200: ListEnvelope(PaymentIntent), ...errorResponses(400, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      const page = await paymentIntents.list(db, tenantOf(request), request.query.external_ref, cursors.pageRequest(LIST, request.query));
+      const now = new Date();
+      return cursors.envelope(LIST, page, (view) => presentIntent(view, now));
+    },
+  );
+
+  app.get(
+    '/payment-intents/:payment_intent_id',
+    {
+      config: { scope: 'intents:read' },
+      schema: {
+        summary: 'Get a payment intent',
+        tags,
+        params: Type.Object({ payment_intent_id: Type.String() }),
+        response: { 200: PaymentIntent, ...errorResponses(400, 404, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      const id = request.params.payment_intent_id;
+      if (!isUuid(id)) throw new DomainError('invalid_payment_intent_id', 'The payment intent id must be a UUID.', 'payment_intent_id');
+      const view = await loadIntent(db, tenantOf(request), id);
+      if (!view) throw new DomainError('resource_not_found', 'No payment intent with that id.', 'payment_intent_id');
+      return presentIntent(view);
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { isUuid } from '../domain/ids.js';
+import { DomainError } from '../domain/errors.js';
+import type { App, AppContext } from '../http/context.js';
+import { Address, presentAddress } from '../http/resources/address.js';
+import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
+import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { tenantOf } from '../http/tenant.js';
+
+const tags = ['sandbox'];
+const Amount = Type.Union([Type.String(), Type.Number()], { description: 'Decimal string preferred.' });
+
+const checkId = (id: string, what: string) => {
+  if (!isUuid(id)) throw new DomainError('resource_not_found', `No ${what} with that id.`, 'id');
+};
+
+/** Sandbox helpers: only sandbox keys see them; a live key is answered as if they did not exist. */
+export function sandboxRoutes(app: App, { simulator }: AppContext): void {
+  app.post(
+    '/test/payment-intents/:id/simulate-deposit',
+    {
+      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true },
+      // The body is optional: no body at all means "pay what remains".
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        summary: 'Simulate a deposit to a payment intent',
+        description:
+          'Without amount: pays what remains, in the primary currency on its first network, completing the intent. ' +
+          'Once the intent is completed, calls change nothing and return it as it is. No Idempotency-Key needed.',
+        tags,
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object(
+          { amount: Type.Optional(Amount), currency: Type.Optional(Type.String()), network: Type.Optional(Type.String()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: PaymentIntent, ...errorResponses(400, 404, 422, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      checkId(request.params.id, 'payment intent');
+      return presentIntent(await simulator.simulateIntentDeposit(tenantOf(request), request.params.id, request.body));
+    },
+  );
+
+  app.post(
+    '/test/addresses/:id/simulate-deposit',
+    {
+      config: { scope: 'addresses:write', fundMoving: true, sandboxOnly: true },
+      schema: {
+        summary: 'Simulate a deposit to a standalone address',
+        tags,
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({ amount: Amount }, { additionalProperties: false }),
+        response: { 200: Address, ...errorResponses(400, 404, 422, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request) => {
+      checkId(request.params.id, 'address');
+      return presentAddress(await simulator.simulateAddressDeposit(tenantOf(request), request.params.id, request.body));
+    },
+  );
+}

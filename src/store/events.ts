@@ -1,0 +1,60 @@
+import type { EventType, RelatedKind } from '../domain/events.js';
+import type { Sql } from './database.js';
+import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
+import type { Tenant } from './tenancy.js';
+
+export interface EventRow {
+  id: string;
+  organization_id: string;
+  mode: Tenant['mode'];
+  type: EventType;
+  api_version: string;
+  data: Record<string, unknown>;
+  related_to: string | null;
+  related_to_kind: RelatedKind | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at';
+
+export async function insertEvent(tx: Sql, event: EventRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO events (id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      event.id,
+      event.organization_id,
+      event.mode,
+      event.type,
+      event.api_version,
+      JSON.stringify(event.data),
+      event.related_to,
+      event.related_to_kind,
+      event.created_at,
+    ],
+  );
+}
+
+export async function findEvent(sql: Sql, tenant: Tenant, id: string): Promise<EventRow | null> {
+  const [row] = await sql.query<EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+    [id, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+export interface EventFilters {
+  types?: EventType[];
+  relatedTo?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export function listEvents(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<EventRow>> {
+  const filter = Filter.tenant(tenant)
+    .optional((p) => `type = ANY(${p}::text[])`, filters.types)
+    .optional((p) => `related_to = ${p}`, filters.relatedTo)
+    .optional((p) => `created_at >= ${p}`, filters.from)
+    .optional((p) => `created_at <= ${p}`, filters.to);
+  return fetchPage<EventRow>(sql, `SELECT ${COLUMNS} FROM events`, filter, page);
+}

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Sql } from './database.js';
+import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
+import type { Tenant } from './tenancy.js';
+
+export type TransactionType = 'deposit' | 'payout' | 'transfer' | 'conversion' | 'ramp';
+export type TransactionStatus = 'pending' | 'confirmed' | 'failed';
+
+export interface TransactionRow {
+  id: string;
+  organization_id: string;
+  mode: Tenant['mode'];
+  profile_id: string | null;
+  external_ref: string | null;
+  type: TransactionType;
+  status: TransactionStatus;
+  asset: string;
+  network: string | null;
+  amount: string;
+  from_address: string | null;
+  to_address: string | null;
+  tx_hash: string | null;
+  output_index: number | null;
+  address_id: string | null;
+  payment_intent_id: string | null;
+  completed_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount,
+  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
+
+export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'completed_at' | 'created_at'>;
+
+/**
+ * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
+ * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency.
+ */
+export async function insertDeposit(tx: Sql, deposit: NewDeposit): Promise<TransactionRow | null> {
+  const [row] = await tx.query<TransactionRow>(
+    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
+       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at)
+     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, date_trunc('milliseconds', now()))
+     ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      randomUUID(),
+      deposit.organization_id,
+      deposit.mode,
+      deposit.profile_id,
+      deposit.external_ref,
+      deposit.asset,
+      deposit.network,
+      deposit.amount,
+      deposit.from_address,
+      deposit.to_address,
+      deposit.tx_hash,
+      deposit.output_index,
+      deposit.address_id,
+      deposit.payment_intent_id,
+    ],
+  );
+  return row ?? null;
+}
+
+export async function findDepositByIdentity(sql: Sql, network: string, txHash: string, outputIndex: number): Promise<TransactionRow | null> {
+  const [row] = await sql.query<TransactionRow>(
+    `SELECT ${COLUMNS} FROM transactions WHERE type = 'deposit' AND network = $1 AND tx_hash = $2 AND output_index = $3`,
+    [network, txHash, outputIndex],
+  );
+  return row ?? null;
+}
+
+/**
+ * Moves a balance by `amount` (signed) and writes the entry that explains it, in the caller's transaction.
+ * The upsert's row lock serializes concurrent postings to one account; the CHECK keeps balances >= 0.
+ */
+export async function post(
+  tx: Sql,
+  account: Tenant & { profileId: string | null; asset: string; network: string },
+  transactionId: string,
+  amount: string,
+): Promise<void> {
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (organization_id, mode, profile_id, asset, network)
+     DO UPDATE SET balance = ledger_accounts.balance + excluded.balance
+     RETURNING id`,
+    [randomUUID(), account.organizationId, account.mode, account.profileId, account.asset, account.network, amount],
+  );
+  await tx.query('INSERT INTO ledger_entries (account_id, transaction_id, amount) VALUES ($1, $2, $3)', [
+    row!.id,
+    transactionId,
+    amount,
+  ]);
+}
+
+export async function findTransaction(sql: Sql, tenant: Tenant, id: string): Promise<TransactionRow | null> {
+  const [row] = await sql.query<TransactionRow>(
+    `SELECT ${COLUMNS} FROM transactions WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+    [id, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+export interface TransactionFilters {
+  profileId?: string;
+  types?: TransactionType[];
+  statuses?: TransactionStatus[];
+  from?: Date;
+  to?: Date;
+}
+
+export function listTransactions(sql: Sql, tenant: Tenant, filters: TransactionFilters, page: PageRequest): Promise<Page<TransactionRow>> {
+  const filter = Filter.tenant(tenant)
+    .optional((p) => `profile_id = ${p}`, filters.profileId)
+    .optional((p) => `type = ANY(${p}::text[])`, filters.types)
+    .optional((p) => `status = ANY(${p}::text[])`, filters.statuses)
+    .optional((p) => `created_at >= ${p}`, filters.from)
+    .optional((p) => `created_at <= ${p}`, filters.to);
+  return fetchPage<TransactionRow>(sql, `SELECT ${COLUMNS} FROM transactions`, filter, page);
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { KeyMode } from '../domain/api-keys.js';
+import type { Sql } from './database.js';
+
+/**
+ * The end user's profile for an external_ref, created on first use. Concurrent first uses race on the
+ * unique (organization, mode, external_ref): the loser's insert waits for the winner, does nothing, and
+ * then reads the winner's row, so exactly one profile ever exists.
+ */
+export async function ensureProfile(tx: Sql, organizationId: string, mode: KeyMode, externalRef: string): Promise<string> {
+  const [inserted] = await tx.query<{ id: string }>(
+    `INSERT INTO profiles (id, organization_id, mode, external_ref) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (organization_id, mode, external_ref) DO NOTHING RETURNING id`,
+    [randomUUID(), organizationId, mode, externalRef],
+  );
+  if (inserted) return inserted.id;
+  const id = await findProfileId(tx, organizationId, mode, externalRef);
+  return id!;
+}
+
+export async function findProfileId(sql: Sql, organizationId: string, mode: KeyMode, externalRef: string): Promise<string | null> {
+  const [row] = await sql.query<{ id: string }>(
+    'SELECT id FROM profiles WHERE organization_id = $1 AND mode = $2 AND external_ref = $3',
+    [organizationId, mode, externalRef],
+  );
+  return row?.id ?? null;
+}

@@ -1,0 +1,7 @@
+import type { KeyMode } from '../domain/api-keys.js';
+
+/** Every partner-owned row belongs to one organization and one mode; every query filters on both. */
+export interface Tenant {
+  organizationId: string;
+  mode: KeyMode;
+}
