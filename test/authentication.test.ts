@@ -101,6 +101,38 @@ describe('authentication table', () => {
     expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(403);
   });
 
+  it('a key without the route scope is 403 forbidden_scope naming the scope', async () => {
+    const tenant = await t.tenant({ key: { scopes: ['intents:read'] } });
+    const res = await t.call(tenant.key, 'GET', '/addresses');
+    expect(res.statusCode).toBe(403);
+    expect(code(res)).toBe('forbidden_scope');
+    expect(res.json().error.message).toContain('addresses:read');
+    expect((await t.call(tenant.key, 'GET', '/payment-intents')).statusCode).toBe(200);
+  });
+
+  it('GET /health and GET /capabilities need no scope', async () => {
+    const tenant = await t.tenant({ key: { scopes: [] } });
+    expect((await t.call(tenant.key, 'GET', '/health')).statusCode).toBe(200);
+    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
+  });
+
+  it('a live key on a /test route gets the plain 404 of a route that does not exist', async () => {
+    const live = await t.tenant({ mode: 'live' });
+    const path = '/test/payment-intents/00000000-0000-4000-8000-000000000000/simulate-deposit';
+    const res = await t.call(live.key, 'POST', path);
+    const missing = await t.call(live.key, 'POST', '/no-such-route');
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toEqual({ ...missing.json().error, message: res.json().error.message });
+    expect(res.json().error.message).toBe(`No route POST /connect/v1${path}.`);
+  });
+
+  it('a sandbox key reaches the /test routes', async () => {
+    const tenant = await t.tenant();
+    const res = await t.call(tenant.key, 'POST', '/test/payment-intents/00000000-0000-4000-8000-000000000000/simulate-deposit');
+    expect(res.statusCode).toBe(404);
+    expect(code(res)).toBe('resource_not_found');
+  });
+
   it('GET /health reports mode, organization, api_version and server time', async () => {
     const tenant = await t.tenant({ mode: 'live' });
     const body = (await t.call(tenant.key, 'GET', '/health')).json();
