@@ -192,3 +192,14 @@ describe('operator API: keys', () => {
     expect(res.json().key).toBeUndefined();
   });
 });
+
+describe('operator API: key expiry on rotation', () => {
+  it('an expired key cannot be rotated (its copy would be born expired)', async () => {
+    const org = await createOrg();
+    const key = (await t.admin('POST', `/organizations/${org.id}/keys`, { mode: 'test', expires_at: new Date(Date.now() + 60_000).toISOString() })).json();
+    await t.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [key.id]);
+    const res = await t.admin('POST', `/keys/${key.id}/rotate`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_request');
+  });
+});

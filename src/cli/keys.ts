@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { KeyMode } from '../domain/api-keys.js';
 import { SCOPES } from '../domain/scopes.js';
 import { CreateApiKeyBody, presentApiKey } from '../routes/admin/schemas.js';
+import { keyList } from '../use-cases/operator.js';
 import { checked, commaList, integer, withPageOptions, type PageOptions } from './options.js';
 import type { RunVerb } from './run.js';
 
@@ -40,7 +41,7 @@ export function keyCommands(program: Command, run: RunVerb): void {
   ).action((organizationId: string, options: PageOptions) =>
     run(async ({ operator, cursors }) => {
       // The admin API's list name: a cursor from either one works with the other.
-      const list = `keys:${organizationId}`;
+      const list = keyList(organizationId);
       const page = await operator.listApiKeys(organizationId, cursors.pageRequest(list, options));
       return cursors.envelope(list, page, presentApiKey);
     }),

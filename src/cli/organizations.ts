@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ORGANIZATION_STATUSES, type AssetNetworkPair, type OrganizationStatus } from '../domain/organizations.js';
 import { CreateOrganizationBody, presentOrganization, UpdateOrganizationBody } from '../routes/admin/schemas.js';
+import { ORGANIZATION_LIST } from '../use-cases/operator.js';
 import { checked, integer, pair, withPageOptions, type PageOptions } from './options.js';
 import type { RunVerb } from './run.js';
 
@@ -36,7 +37,7 @@ export function organizationCommands(program: Command, run: RunVerb): void {
   withPageOptions(org.command('list').description('List organizations, newest first')).action((options: PageOptions) =>
     run(async ({ operator, cursors }) => {
       // The admin API's list name: a cursor from either one works with the other.
-      const list = 'organizations';
+      const list = ORGANIZATION_LIST;
       return cursors.envelope(list, await operator.listOrganizations(cursors.pageRequest(list, options)), presentOrganization);
     }),
   );

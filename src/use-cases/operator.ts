@@ -40,6 +40,10 @@ export interface NewApiKey {
 /** A key as just created: the only moment its secret exists outside the caller's hands. */
 export type CreatedApiKey = ApiKeyRow & { key: string };
 
+/** Cursor list names: a cursor is bound to its list, so the API and the CLI must name lists alike. */
+export const ORGANIZATION_LIST = 'organizations';
+export const keyList = (organizationId: string) => `keys:${organizationId}`;
+
 const notFound = (what: string) => new DomainError('resource_not_found', `No ${what} with that id.`, 'id');
 
 
@@ -121,6 +125,10 @@ export class OperatorService {
       const old = isUuid(id) ? await keys.findApiKey(tx, id, true) : null;
       if (!old) throw notFound('API key');
       if (old.revoked_at) throw new DomainError('invalid_request', 'This API key is revoked and cannot be rotated.', 'id');
+      // A copy of an expired key's expiry would be born expired: the operator must choose a new one.
+      if (old.expires_at && old.expires_at.getTime() <= Date.now()) {
+        throw new DomainError('invalid_request', 'This API key has expired; create a new key with a new expires_at.', 'id');
+      }
       const created = await this.insertKey(tx, {
         organizationId: old.organization_id,
         mode: old.mode,

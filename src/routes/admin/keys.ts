@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { keyList } from '../../use-cases/operator.js';
 import type { AppContext, App } from '../../http/context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -34,7 +35,7 @@ export function adminKeyRoutes(app: App, { operator, cursors }: AppContext): voi
       },
     },
     async (request) => {
-      const list = `keys:${request.params.id}`;
+      const list = keyList(request.params.id);
       const page = await operator.listApiKeys(request.params.id, cursors.pageRequest(list, request.query));
       return cursors.envelope(list, page, presentApiKey);
     },

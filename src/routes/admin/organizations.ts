@@ -2,6 +2,7 @@ import type { AppContext, App } from '../../http/context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { Type } from 'typebox';
+import { ORGANIZATION_LIST } from '../../use-cases/operator.js';
 import { CreateOrganizationBody, IdParams, Organization, presentOrganization, UpdateOrganizationBody } from './schemas.js';
 
 const tags = ['operator'];
@@ -31,8 +32,8 @@ export function adminOrganizationRoutes(app: App, { operator, cursors }: AppCont
       },
     },
     async (request) => {
-      const page = await operator.listOrganizations(cursors.pageRequest('organizations', request.query));
-      return cursors.envelope('organizations', page, presentOrganization);
+      const page = await operator.listOrganizations(cursors.pageRequest(ORGANIZATION_LIST, request.query));
+      return cursors.envelope(ORGANIZATION_LIST, page, presentOrganization);
     },
   );
 
