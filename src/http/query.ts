@@ -26,6 +26,13 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/;
 const HAS_ZONE = /(Z|[+-]\d{2}:\d{2})$/;
 
+/** Date rolls 2024-02-30 over to March 1 instead of refusing it; this refuses it. */
+function isCalendarDate(yyyyMmDd: string): boolean {
+  const [year, month, day] = yyyyMmDd.split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /**
  * An inclusive bound on created_at: an ISO 8601 date or date-time; without a zone it is UTC. A bare date
  * as the upper bound means the whole of that day.
@@ -37,7 +44,7 @@ export function parseBound(raw: string | undefined, param: string, bound: 'lower
   else if (DATE_TIME.test(raw)) text = HAS_ZONE.test(raw) ? raw : `${raw}Z`;
   else throw new DomainError('invalid_request', `${param} must be an ISO 8601 date or date-time.`, param);
   const instant = new Date(text);
-  if (Number.isNaN(instant.getTime())) {
+  if (Number.isNaN(instant.getTime()) || !isCalendarDate(raw.slice(0, 10))) {
     throw new DomainError('invalid_request', `${param} is not a valid date.`, param);
   }
   return instant;
