@@ -2,7 +2,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ulid } from 'ulid';
+import { monotonicFactory } from 'ulid';
 import { addressRoutes } from '../routes/addresses.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
@@ -24,6 +24,8 @@ export const PARTNER_PREFIX = '/connect/v1';
 export const ADMIN_PREFIX = '/admin/v1';
 const BODY_LIMIT_BYTES = 256 * 1024;
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** Monotonic: draws fresh randomness once per millisecond, not once per request (a measurable cost). */
+const nextRequestUlid = monotonicFactory();
 
 export interface BuildOptions {
   adminToken: string;
@@ -46,7 +48,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : `req_${ulid()}`;
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : `req_${nextRequestUlid()}`;
     },
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { Database, Sql } from '../store/database.js';
-import { claimIdempotencyKey, storeIdempotentResponse, type IdempotencyScope } from '../store/idempotency.js';
+import { claimIdempotencyKey, storeIdempotentResponse, type IdempotencyScope, type StoredResponse } from '../store/idempotency.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -42,11 +42,25 @@ export interface OperationResult {
   body: unknown;
 }
 
+interface Outcome {
+  replayed: boolean;
+  status: number;
+  body: string;
+}
+
+/** Carries a business error out of the operation's transaction, so that its writes roll back first. */
+class StorableFailure extends Error {
+  constructor(readonly failure: DomainError) {
+    super(failure.message);
+  }
+}
+
 /**
- * Wraps an IDEM route's operation. The key is claimed, the operation runs and its response is stored in
+ * Runs an IDEM route's operation. The key is claimed, the operation runs and its response is stored in
  * one transaction, so concurrent requests with one key run the operation once and a crash leaves either
- * everything or nothing. Business errors (4xx) are stored and replayed like successes; a 5xx rolls the
- * whole transaction back, so a retry runs the operation again.
+ * everything or nothing. Business errors (4xx) are stored and replayed like successes: their operation's
+ * writes are rolled back and the error is recorded in a transaction of its own. A 5xx stores nothing, so a
+ * retry runs the operation again.
  */
 export class Idempotency {
   constructor(
@@ -55,43 +69,52 @@ export class Idempotency {
   ) {}
 
   async run(request: FastifyRequest, reply: FastifyReply, operation: (tx: Sql) => Promise<OperationResult>): Promise<FastifyReply> {
-    const { db, docsBaseUrl } = this;
     const caller = request.caller!;
-    const scope: IdempotencyScope = {
-      organizationId: caller.organizationId,
-      mode: caller.mode,
-      key: readIdempotencyKey(request)!,
-    };
+    const scope: IdempotencyScope = { organizationId: caller.organizationId, mode: caller.mode, key: readIdempotencyKey(request)! };
     const hash = requestHash(request);
-    const outcome = await db.transaction(async (tx) => {
-      const held = await claimIdempotencyKey(tx, scope, hash, IDEMPOTENCY_TTL_SECONDS);
-      if (held) {
-        if (held.request_hash !== hash) {
-          throw new DomainError(
-            'idempotency_conflict',
-            `This ${IDEMPOTENCY_HEADER} was already used with a different request. Use a fresh key for a new operation.`,
-            IDEMPOTENCY_HEADER,
-          );
+    let outcome: Outcome;
+    try {
+      outcome = await this.db.transaction(async (tx) => {
+        const held = await claimIdempotencyKey(tx, scope, hash, IDEMPOTENCY_TTL_SECONDS);
+        if (held) return replay(held, hash);
+        let result: OperationResult;
+        try {
+          result = await operation(tx);
+        } catch (error) {
+          throw error instanceof DomainError && ERROR_HTTP[error.code].status < 500 ? new StorableFailure(error) : error;
         }
-        return { replayed: true, status: held.response_status, body: held.response_body };
-      }
-      await tx.query('SAVEPOINT idempotent_operation');
-      let status: number;
-      let body: string;
-      try {
-        const result = await operation(tx);
-        status = result.status;
-        body = reply.code(status).serialize(result.body) as string;
-      } catch (error) {
-        if (!(error instanceof DomainError) || ERROR_HTTP[error.code].status >= 500) throw error;
-        await tx.query('ROLLBACK TO SAVEPOINT idempotent_operation');
-        status = ERROR_HTTP[error.code].status;
-        body = JSON.stringify(errorEnvelope(docsBaseUrl, error.code, error.message, error.param));
-      }
-      await storeIdempotentResponse(tx, scope, status, body);
-      return { replayed: false, status, body };
-    });
+        const body = reply.code(result.status).serialize(result.body) as string;
+        await storeIdempotentResponse(tx, scope, result.status, body);
+        return { replayed: false, status: result.status, body };
+      });
+    } catch (error) {
+      if (!(error instanceof StorableFailure)) throw error;
+      outcome = await this.storeFailure(scope, hash, error.failure);
+    }
     if (outcome.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
   }
+
+  private storeFailure(scope: IdempotencyScope, hash: string, failure: DomainError): Promise<Outcome> {
+    return this.db.transaction(async (tx) => {
+      // Another request with this key may have committed in between: then its answer is the answer.
+      const held = await claimIdempotencyKey(tx, scope, hash, IDEMPOTENCY_TTL_SECONDS);
+      if (held) return replay(held, hash);
+      const status = ERROR_HTTP[failure.code].status;
+      const body = JSON.stringify(errorEnvelope(this.docsBaseUrl, failure.code, failure.message, failure.param));
+      await storeIdempotentResponse(tx, scope, status, body);
+      return { replayed: false, status, body };
+    });
+  }
+}
+
+function replay(held: StoredResponse, hash: string): Outcome {
+  if (held.request_hash !== hash) {
+    throw new DomainError(
+      'idempotency_conflict',
+      `This ${IDEMPOTENCY_HEADER} was already used with a different request. Use a fresh key for a new operation.`,
+      IDEMPOTENCY_HEADER,
+    );
+  }
+  return { replayed: true, status: held.response_status, body: held.response_body };
 }

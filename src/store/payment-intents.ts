@@ -51,15 +51,36 @@ export type NewIntent = Omit<
   'status' | 'amount_received' | 'deposit_count' | 'last_deposit' | 'expires_at' | 'completed_at' | 'created_at'
 > & { ttl_seconds: number };
 
-/** Inserts the intent, or returns null when its ref_code is already taken (the caller draws another). */
-export async function insertIntent(tx: Sql, intent: NewIntent): Promise<IntentRow | null> {
+export interface NewIntentAddress {
+  id: string;
+  asset: string;
+  network: string;
+  address: string;
+  memo: string | null;
+}
+
+/**
+ * Inserts the intent and its addresses (in expansion order) in one statement, or nothing and null when the
+ * ref_code is already taken (the caller draws another).
+ */
+export async function insertIntent(tx: Sql, intent: NewIntent, addresses: NewIntentAddress[]): Promise<IntentRow | null> {
   const [row] = await tx.query<IntentRow>(
-    `INSERT INTO payment_intents (id, organization_id, mode, profile_id, external_ref, ref_code, amount, currency,
-       currencies, description, metadata, status, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending',
-             date_trunc('milliseconds', now()) + make_interval(secs => $12))
-     ON CONFLICT (ref_code) DO NOTHING
-     RETURNING ${COLUMNS}`,
+    `WITH intent AS (
+       INSERT INTO payment_intents (id, organization_id, mode, profile_id, external_ref, ref_code, amount, currency,
+         currencies, description, metadata, status, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending',
+               date_trunc('milliseconds', now()) + make_interval(secs => $12))
+       ON CONFLICT (ref_code) DO NOTHING
+       RETURNING ${COLUMNS}
+     ), addresses AS (
+       INSERT INTO deposit_addresses (id, organization_id, mode, profile_id, external_ref, payment_intent_id, position,
+         asset, network, address, memo)
+       SELECT a.id, intent.organization_id, intent.mode, intent.profile_id, intent.external_ref, intent.id, a.position - 1,
+              a.asset, a.network, a.address, a.memo
+       FROM intent, unnest($13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[])
+            WITH ORDINALITY AS a(id, asset, network, address, memo, position)
+     )
+     SELECT * FROM intent`,
     [
       intent.id,
       intent.organization_id,
@@ -73,6 +94,11 @@ export async function insertIntent(tx: Sql, intent: NewIntent): Promise<IntentRo
       intent.description,
       intent.metadata === null ? null : JSON.stringify(intent.metadata),
       intent.ttl_seconds,
+      addresses.map((a) => a.id),
+      addresses.map((a) => a.asset),
+      addresses.map((a) => a.network),
+      addresses.map((a) => a.address),
+      addresses.map((a) => a.memo),
     ],
   );
   return row ?? null;

@@ -13,7 +13,6 @@ import {
   USDT_NON_SOLANA_FLOOR,
 } from '../domain/payment-intents.js';
 import type { CustodyProvider } from '../providers/custody/index.js';
-import { insertAddresses, type NewAddress } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
@@ -98,40 +97,37 @@ export class PaymentIntents {
       ),
     );
 
-    let intent: IntentRow | null = null;
-    for (let attempt = 0; intent === null; attempt++) {
-      if (attempt === REF_CODE_ATTEMPTS) throw new Error('could not draw a free ref_code');
-      intent = await intents.insertIntent(tx, {
-        id,
-        organization_id: tenant.organizationId,
-        mode: tenant.mode,
-        profile_id: profileId,
-        external_ref: externalRef,
-        ref_code: generateRefCode(),
-        amount: amount.toFixed(),
-        currency: input.currencies[0]!,
-        currencies: input.currencies,
-        description: input.description ?? null,
-        metadata: input.metadata ?? null,
-        ttl_seconds: caller.organizationSettings.intent_ttl_seconds,
-      });
-    }
-    const rows: NewAddress[] = pairs.map((pair, position) => ({
+    const addresses = pairs.map((pair, position) => ({
       id: randomUUID(),
-      organization_id: tenant.organizationId,
-      mode: tenant.mode,
-      profile_id: profileId,
-      external_ref: externalRef,
       payment_intent_id: id,
-      position,
       asset: pair.asset,
       network: pair.network,
       address: minted[position]!.address,
       memo: minted[position]!.memo,
-      label: null,
     }));
-    const addresses = await insertAddresses(tx, rows);
-    return { ...intent, addresses: addresses.map((a) => ({ ...a, payment_intent_id: id })) };
+    let intent: IntentRow | null = null;
+    for (let attempt = 0; intent === null; attempt++) {
+      if (attempt === REF_CODE_ATTEMPTS) throw new Error('could not draw a free ref_code');
+      intent = await intents.insertIntent(
+        tx,
+        {
+          id,
+          organization_id: tenant.organizationId,
+          mode: tenant.mode,
+          profile_id: profileId,
+          external_ref: externalRef,
+          ref_code: generateRefCode(),
+          amount: amount.toFixed(),
+          currency: input.currencies[0]!,
+          currencies: input.currencies,
+          description: input.description ?? null,
+          metadata: input.metadata ?? null,
+          ttl_seconds: caller.organizationSettings.intent_ttl_seconds,
+        },
+        addresses,
+      );
+    }
+    return { ...intent, addresses };
   }
 
   /** Newest first; an external_ref that never was used lists nothing. */
