@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import {
+  countRows,
   createAddress,
   createIntent,
+  createTenant,
+  EMPTY_PAGE,
   errorOf,
   extraKey,
   insertLiveAddress,
@@ -13,11 +16,11 @@ import {
   postAddress,
   setSettings,
   sleep,
-  tenant,
   validFor,
+  walkPages,
   type AddressObject,
   type ListPage,
-} from './support/intents.js';
+} from './support/partner.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,13 +28,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const addressCount = async (organizationId: string) =>
-  (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM deposit_addresses WHERE organization_id = $1', [organizationId]))[0]!.n;
-const idsOf = (page: ListPage<AddressObject>) => page.data.map((a) => a.id);
+const addressCount = (organizationId: string) => countRows(t, 'SELECT 1 FROM deposit_addresses WHERE organization_id = $1', [organizationId]);
+const idsOf = (page: ListPage<'/addresses'>) => page.data.map((a) => a.id);
 
 describe('POST /addresses', () => {
   it('without external_ref mints a tenant-treasury address whose response has no external_ref key', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postAddress(t, key, { asset: 'USDT', network: 'tron' });
     expect(res.statusCode).toBe(201);
     const address = json<AddressObject>(res);
@@ -47,7 +49,7 @@ describe('POST /addresses', () => {
   });
 
   it('with external_ref the response echoes it', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const address = await createAddress(t, key, { asset: 'USDC', network: 'base', external_ref: 'user-77' });
     expect(address.external_ref).toBe('user-77');
   });
@@ -56,7 +58,7 @@ describe('POST /addresses', () => {
     ['asset', { network: 'solana' }],
     ['network', { asset: 'USDC' }],
   ])('a missing %s is 422 naming it, and creates nothing', async (param, body) => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postAddress(t, key, body);
     expect(res.statusCode).toBe(422);
     expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', param });
@@ -68,7 +70,7 @@ describe('POST /addresses', () => {
     ['an unknown network', { asset: 'USDC', network: 'dogechain' }],
     ['a known asset on a network the catalog does not list for it', { asset: 'USDT', network: 'base' }],
   ])('%s is 400 catalog_invalid, and creates nothing', async (_case, body) => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postAddress(t, key, body);
     expect(res.statusCode).toBe(400);
     expect(errorOf(res).code).toBe('catalog_invalid');
@@ -76,7 +78,7 @@ describe('POST /addresses', () => {
   });
 
   it('a pair the organization disabled is 400 catalog_invalid, while its other pairs still work', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     await setSettings(t, organizationId, { disabled_pairs: [{ asset: 'USDC', network: 'base' }] });
     const res = await postAddress(t, key, { asset: 'USDC', network: 'base' });
     expect(res.statusCode).toBe(400);
@@ -92,13 +94,13 @@ describe('POST /addresses', () => {
     ['BTC', 'bitcoin'],
     ['SOL', 'solana'],
   ])('a %s address on %s is a syntactically valid address of that network', async (asset, network) => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const address = await createAddress(t, key, { asset, network });
     expect(validFor(t, network, address.address)).toBe(true);
   });
 
   it('two mints of the same pair give two different addresses', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const a = await createAddress(t, key);
     const b = await createAddress(t, key);
     expect(a.id).not.toBe(b.id);
@@ -106,7 +108,7 @@ describe('POST /addresses', () => {
   });
 
   it('the same Idempotency-Key and body replays the same address and mints nothing new', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const idem = randomUUID();
     const first = await postAddress(t, key, { asset: 'USDC', network: 'solana', external_ref: 'u' }, idem);
     expect(first.statusCode).toBe(201);
@@ -118,7 +120,7 @@ describe('POST /addresses', () => {
   });
 
   it('the same Idempotency-Key with a different body is 409 idempotency_conflict', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const idem = randomUUID();
     expect((await postAddress(t, key, { asset: 'USDC', network: 'solana' }, idem)).statusCode).toBe(201);
     const res = await postAddress(t, key, { asset: 'USDC', network: 'base' }, idem);
@@ -128,7 +130,7 @@ describe('POST /addresses', () => {
   });
 
   it('a missing Idempotency-Key is 400 idempotency_key_required', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await t.call(key, 'POST', '/addresses', { body: { asset: 'USDC', network: 'solana' } });
     expect(res.statusCode).toBe(400);
     expect(errorOf(res).code).toBe('idempotency_key_required');
@@ -136,7 +138,7 @@ describe('POST /addresses', () => {
   });
 
   it('a key without addresses:write is 403 forbidden_scope', async () => {
-    const { key, organizationId } = await tenant(t, { scopes: ['addresses:read', 'intents:write'] });
+    const { key, organizationId } = await createTenant(t, { scopes: ['addresses:read', 'intents:write'] });
     const res = await postAddress(t, key, { asset: 'USDC', network: 'solana' });
     expect(res.statusCode).toBe(403);
     expect(errorOf(res).code).toBe('forbidden_scope');
@@ -144,7 +146,7 @@ describe('POST /addresses', () => {
   });
 
   it('a live key gets 503 provider_unavailable (live custody not configured) and nothing is stored', async () => {
-    const { key, organizationId } = await tenant(t, { mode: 'live' });
+    const { key, organizationId } = await createTenant(t, { mode: 'live' });
     const res = await postAddress(t, key, { asset: 'USDC', network: 'solana', external_ref: 'live-user' });
     expect(res.statusCode).toBe(503);
     expect(errorOf(res).code).toBe('provider_unavailable');
@@ -156,7 +158,7 @@ describe('POST /addresses', () => {
 
 describe('GET /addresses', () => {
   it('lists the standalone addresses newest first, and no intent address', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ids: string[] = [];
     for (const [asset, network] of [['USDT', 'tron'], ['USDC', 'solana'], ['ETH', 'base']] as const) {
       ids.push((await createAddress(t, key, { asset, network })).id);
@@ -170,7 +172,7 @@ describe('GET /addresses', () => {
   });
 
   it('filters by asset, by network, and by both', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const usdtTron = await createAddress(t, key, { asset: 'USDT', network: 'tron' });
     const usdtSol = await createAddress(t, key, { asset: 'USDT', network: 'solana' });
     const usdcSol = await createAddress(t, key, { asset: 'USDC', network: 'solana' });
@@ -181,7 +183,7 @@ describe('GET /addresses', () => {
   });
 
   it('filters by external_ref', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const alice = await createAddress(t, key, { external_ref: 'alice' });
     await createAddress(t, key, { external_ref: 'bob' });
     await createAddress(t, key);
@@ -190,35 +192,33 @@ describe('GET /addresses', () => {
   });
 
   it('an unknown external_ref lists an empty page', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     await createAddress(t, key, { external_ref: 'known' });
-    expect(await listAddresses(t, key, '?external_ref=never-used')).toEqual({ has_more: false, data: [], cursor: null });
+    expect(await listAddresses(t, key, '?external_ref=never-used')).toEqual(EMPTY_PAGE);
   });
 
   it('limit and cursor page through every address once', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {
       created.push((await createAddress(t, key)).id);
       await sleep(3);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: ListPage<AddressObject> = await listAddresses(t, key, `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const pages = await walkPages(
+      (cursorParam) => listAddresses(t, key, `?limit=2${cursorParam}`),
+      () => createAddress(t, key), // newer than every page already read
+    );
+    for (const page of pages) {
       expect(page.data.length).toBeLessThanOrEqual(2);
       expect(page.has_more).toBe(page.cursor !== null);
-      seen.push(...idsOf(page));
-      cursor = page.cursor;
-      await createAddress(t, key); // newer than every page already read
-    } while (cursor);
-    expect(seen).toEqual([...created].reverse());
+    }
+    expect(pages.flatMap(idsOf)).toEqual([...created].reverse());
   });
 });
 
 describe('GET /addresses/{id}', () => {
   it('answers 200 with the address as it was created', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const created = await createAddress(t, key, { external_ref: 'someone' });
     const res = await t.call(key, 'GET', `/addresses/${created.id}`);
     expect(res.statusCode).toBe(200);
@@ -226,8 +226,8 @@ describe('GET /addresses/{id}', () => {
   });
 
   it("another tenant's address is 404, like an unknown id", async () => {
-    const owner = await tenant(t);
-    const other = await tenant(t);
+    const owner = await createTenant(t);
+    const other = await createTenant(t);
     const address = await createAddress(t, owner.key);
     const foreign = await t.call(other.key, 'GET', `/addresses/${address.id}`);
     const missing = await t.call(other.key, 'GET', `/addresses/${randomUUID()}`);
@@ -237,7 +237,7 @@ describe('GET /addresses/{id}', () => {
   });
 
   it("an intent's address id is 404: intent addresses are not standalone addresses", async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const intent = await createIntent(t, key);
     const [row] = await t.db.query<{ id: string }>(
       'SELECT id FROM deposit_addresses WHERE payment_intent_id = $1 AND organization_id = $2 LIMIT 1',
@@ -250,8 +250,8 @@ describe('GET /addresses/{id}', () => {
 
 describe('address isolation', () => {
   it('another organization never sees an address, by id or in its lists', async () => {
-    const owner = await tenant(t);
-    const other = await tenant(t);
+    const owner = await createTenant(t);
+    const other = await createTenant(t);
     const address = await createAddress(t, owner.key, { external_ref: 'shared-ref' });
     const theirs = await createAddress(t, other.key, { external_ref: 'shared-ref' });
     expect((await t.call(other.key, 'GET', `/addresses/${address.id}`)).statusCode).toBe(404);
@@ -260,7 +260,7 @@ describe('address isolation', () => {
   });
 
   it('a live key of the same organization never sees a sandbox address', async () => {
-    const sandbox = await tenant(t);
+    const sandbox = await createTenant(t);
     const liveKey = await extraKey(t, sandbox.organizationId, 'live');
     const address = await createAddress(t, sandbox.key);
     expect((await t.call(liveKey, 'GET', `/addresses/${address.id}`)).statusCode).toBe(404);
@@ -268,7 +268,7 @@ describe('address isolation', () => {
   });
 
   it('a sandbox key of the same organization never sees a live address', async () => {
-    const sandbox = await tenant(t);
+    const sandbox = await createTenant(t);
     const liveKey = await extraKey(t, sandbox.organizationId, 'live');
     const liveId = await insertLiveAddress(t, sandbox.organizationId);
     await insertLiveIntent(t, sandbox.organizationId);

@@ -6,23 +6,24 @@ import {
   countRows,
   createAddress,
   createIntent,
+  createTenant,
   creditDirect,
   eventsInOrder,
   eventsOf,
   getIntent,
-  getPage,
   intentAddressId,
+  json,
+  listPage,
   profileIdOf,
-  sandboxTenant,
   simulate,
-  type TransactionBody,
-} from './support/money-in.js';
+  type TransactionObject,
+} from './support/partner.js';
 
 let t: TestApp;
 let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
-  tenant = await sandboxTenant(t);
+  tenant = await createTenant(t);
 });
 afterAll(() => t.close());
 
@@ -38,7 +39,7 @@ describe('deposit credit: the ledger row', () => {
 
     const res = await t.call(tenant.key, 'GET', `/transactions/${transaction.id}`);
     expect(res.statusCode).toBe(200);
-    const row = res.json() as TransactionBody;
+    const row = json<TransactionObject>(res);
     const baseAddress = intent.addresses.find((a) => a.asset === 'USDC' && a.network === 'base')!.address;
     expect(row).toMatchObject({
       id: transaction.id,
@@ -58,14 +59,14 @@ describe('deposit credit: the ledger row', () => {
   it('a credit to a standalone address records a deposit transaction whose payment_intent_id is null', async () => {
     const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'polygon' });
     const { transaction } = await creditDirect(t, { addressId: address.id, network: 'polygon', amount: '2.5' });
-    const row = (await t.call(tenant.key, 'GET', `/transactions/${transaction.id}`)).json() as TransactionBody;
+    const row = json<TransactionObject>(await t.call(tenant.key, 'GET', `/transactions/${transaction.id}`));
     expect(row).toMatchObject({ type: 'deposit', status: 'confirmed', amount: '2.5', to_address: address.address, payment_intent_id: null });
   });
 });
 
 describe('deposit credit: which balance', () => {
   it('without external_ref the organization ledger account grows by the credit, and its balance equals the sum of its entries', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'] });
     const account = { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' };
     expect(await balanceOf(t, account)).toBe('0');
@@ -76,25 +77,25 @@ describe('deposit credit: which balance', () => {
   });
 
   it("with external_ref the profile's ledger account grows, not the organization's", async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'], external_ref: 'user-42' });
     await simulate(t, org.key, intent.id, { amount: '3' });
     const profileId = await profileIdOf(t, org.organizationId, 'user-42');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId, asset: 'USDC', network: 'solana' })).toBe('3');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' })).toBe('0');
-    const [row] = (await getPage<TransactionBody>(t, org.key, '/transactions')).data;
+    const [row] = (await listPage(t, org.key, '/transactions')).data;
     expect(row).toMatchObject({ external_ref: 'user-42', payment_intent_id: intent.id });
   });
 
   it("a credit to a tenant-treasury standalone address grows the organization's account", async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum' });
     await creditDirect(t, { addressId: address.id, network: 'arbitrum', amount: '7' });
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'arbitrum' })).toBe('7');
   });
 
   it("a credit to a per-user standalone address grows that profile's account", async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum', external_ref: 'user-7' });
     await creditDirect(t, { addressId: address.id, network: 'arbitrum', amount: '7' });
     const profileId = await profileIdOf(t, org.organizationId, 'user-7');
@@ -162,10 +163,10 @@ describe('deposit credit: events', () => {
   });
 
   it('a deposit to a standalone address writes address.deposit.received (related_to the address) and never the intent events', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
     await creditDirect(t, { addressId: address.id, network: 'base', amount: '9' });
-    const events = await getPage<{ type: string; related_to: string | null; related_to_kind: string | null }>(t, org.key, '/events');
+    const events = await listPage(t, org.key, '/events');
     expect(events.data).toHaveLength(1);
     expect(events.data[0]).toMatchObject({ type: 'address.deposit.received', related_to: address.id, related_to_kind: 'address' });
   });
@@ -173,7 +174,7 @@ describe('deposit credit: events', () => {
 
 describe('deposit credit: replay by on-chain identity', () => {
   it('the same (network, tx hash, output index) is credited once: duplicate true, balance, amount_received and events unchanged', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
     const deposit = { addressId, network: 'solana', amount: '3', txHash: 'replayed-hash-1', outputIndex: 2 };
@@ -205,7 +206,7 @@ describe('deposit credit: replay by on-chain identity', () => {
 
 describe('deposit credit: concurrent replays (PostgreSQL)', () => {
   it.runIf(onPostgres)('ten concurrent deliveries of one on-chain output to a standalone address credit it once', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
     const deposit = { addressId: address.id, network: 'base', amount: '5', txHash: `0x${address.id.replaceAll('-', '')}`, outputIndex: 0 };
     const results = await Promise.all(Array.from({ length: 10 }, () => creditDirect(t, deposit)));
@@ -219,7 +220,7 @@ describe('deposit credit: concurrent replays (PostgreSQL)', () => {
 
 describe('deposit credit: money after completion', () => {
   it('a credit to a completed intent is still counted: amount_received and balance grow, payment_received (completed) is written, no second completed, completed_at unchanged', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'] });
     const completed = await simulate(t, org.key, intent.id);
     expect(completed.status).toBe('completed');

@@ -4,34 +4,40 @@ import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import {
   createAddress,
   createIntent,
+  createTenant,
+  EMPTY_PAGE,
+  errorOf,
   eventsInOrder,
   expectNewestFirst,
-  getPage,
-  sandboxTenant,
+  extraKey,
+  getError,
+  json,
+  listPage,
   simulate,
   simulateAddress,
-  type AddressBody,
-  type ErrorBody,
-  type EventBody,
-  type IntentBody,
-  type Page,
-} from './support/money-in.js';
+  walkPages,
+  type AddressObject,
+  type ErrorEnvelope,
+  type EventObject,
+  type IntentEnvelope,
+  type ListPage,
+} from './support/partner.js';
 
 let t: TestApp;
 let tenant: Tenant;
 let other: Tenant;
-let intent: IntentBody;
-let completedIntent: IntentBody;
-let address: AddressBody;
+let intent: IntentEnvelope;
+let completedIntent: IntentEnvelope;
+let address: AddressObject;
 /** The events of `intent`, oldest first: payment_received (partial), payment_received (completing), completed. */
-let events: EventBody[];
-let otherIntent: IntentBody;
-let otherEvents: EventBody[];
+let events: EventObject[];
+let otherIntent: IntentEnvelope;
+let otherEvents: EventObject[];
 
 beforeAll(async () => {
   t = await startTestApp();
-  tenant = await sandboxTenant(t);
-  other = await sandboxTenant(t);
+  tenant = await createTenant(t);
+  other = await createTenant(t);
 
   intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'], metadata: { order: 'A-1', attempt: 2 } });
   await simulate(t, tenant.key, intent.id, { amount: '4' });
@@ -46,13 +52,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const list = (query: string, key = tenant.key) => getPage<EventBody>(t, key, `/events${query}`);
-const listError = async (query: string) => {
-  const res = await t.call(tenant.key, 'GET', `/events${query}`);
-  expect(res.statusCode, res.body).toBe(400);
-  return (res.json() as ErrorBody).error;
-};
-const ids = (page: Page<EventBody>) => page.data.map((e) => e.id);
+const list = (query: string, key = tenant.key) => listPage(t, key, '/events', query);
+const listError = (query: string) => getError(t, tenant.key, `/events${query}`, 400);
+const ids = (page: ListPage<'/events'>) => page.data.map((e) => e.id);
 const shiftMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 /** Runs `work` with the process in another time zone, so that "naive means UTC" cannot pass by accident. */
@@ -185,7 +187,7 @@ describe('GET /events filters', () => {
   });
 
   it('a sandbox key asking livemode=true gets an empty page', async () => {
-    expect(await list('?livemode=true')).toEqual({ has_more: false, data: [], cursor: null });
+    expect(await list('?livemode=true')).toEqual(EMPTY_PAGE);
   });
 
   it('livemode other than true or false is 400 with param livemode', async () => {
@@ -251,19 +253,13 @@ describe('GET /events filters', () => {
 
 describe('GET /events pagination', () => {
   it('limit=1 walks the events one by one: has_more true until the last page, whose cursor is null', async () => {
-    const seen: string[] = [];
-    const flags: boolean[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: Page<EventBody> = await list(`?related_to=${intent.id}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const pages = await walkPages((cursorParam) => list(`?related_to=${intent.id}&limit=1${cursorParam}`));
+    for (const page of pages) {
       expect(page.data).toHaveLength(1);
       expect(page.cursor === null).toBe(!page.has_more);
-      seen.push(...ids(page));
-      flags.push(page.has_more);
-      cursor = page.cursor;
-    } while (cursor);
-    expect(flags).toEqual([true, true, false]);
-    expect(seen).toEqual(events.map((e) => e.id).reverse());
+    }
+    expect(pages.map((page) => page.has_more)).toEqual([true, true, false]);
+    expect(pages.flatMap(ids)).toEqual(events.map((e) => e.id).reverse());
   });
 
   it('a page that holds exactly the remaining rows says has_more false', async () => {
@@ -279,7 +275,7 @@ describe('GET /events pagination', () => {
     expect(await listError('?limit=0')).toMatchObject({ code: 'invalid_request', param: 'limit' });
     await simulate(t, tenant.key, (await createIntent(t, tenant.key)).id, { amount: '1' });
     await simulate(t, tenant.key, (await createIntent(t, tenant.key)).id, { amount: '1' });
-    const transactions = await getPage<{ id: string }>(t, tenant.key, '/transactions?limit=1');
+    const transactions = await listPage(t, tenant.key, '/transactions', '?limit=1');
     expect(transactions.cursor).not.toBeNull();
     expect(await listError(`?cursor=${encodeURIComponent(transactions.cursor!)}`)).toMatchObject({ code: 'invalid_request', param: 'cursor' });
   });
@@ -291,7 +287,7 @@ describe('GET /events/{id} not found', () => {
     for (const id of ['evt_01ARZ3NDEKTSV4RRFFQ69G5FAV', otherEvents[0]!.id, 'evt_123', 'nope', events[0]!.id.toLowerCase()]) {
       const res = await t.call(tenant.key, 'GET', `/events/${id}`);
       expect(res.statusCode, id).toBe(404);
-      bodies.push(res.json() as ErrorBody);
+      bodies.push(json<ErrorEnvelope>(res));
     }
     expect(bodies[0]!.error.code).toBe('event_not_found');
     for (const body of bodies) expect(body).toEqual(bodies[0]);
@@ -303,16 +299,16 @@ describe('event isolation', () => {
     const mine = await list('?limit=200');
     const theirs = new Set(otherEvents.map((e) => e.id));
     expect(mine.data.some((e) => theirs.has(e.id))).toBe(false);
-    expect(await list(`?related_to=${otherIntent.id}`)).toEqual({ has_more: false, data: [], cursor: null });
+    expect(await list(`?related_to=${otherIntent.id}`)).toEqual(EMPTY_PAGE);
   });
 
   it('a live key of the same organization never sees its sandbox events', async () => {
-    const live = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'live' });
-    expect(await list('', live.key)).toEqual({ has_more: false, data: [], cursor: null });
-    expect(await list('?livemode=false', live.key)).toEqual({ has_more: false, data: [], cursor: null });
-    expect(await list(`?related_to=${intent.id}`, live.key)).toEqual({ has_more: false, data: [], cursor: null });
-    const res = await t.call(live.key, 'GET', `/events/${events[0]!.id}`);
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    expect(await list('', liveKey)).toEqual(EMPTY_PAGE);
+    expect(await list('?livemode=false', liveKey)).toEqual(EMPTY_PAGE);
+    expect(await list(`?related_to=${intent.id}`, liveKey)).toEqual(EMPTY_PAGE);
+    const res = await t.call(liveKey, 'GET', `/events/${events[0]!.id}`);
     expect(res.statusCode).toBe(404);
-    expect((res.json() as ErrorBody).error.code).toBe('event_not_found');
+    expect(errorOf(res).code).toBe('event_not_found');
   });
 });

@@ -6,22 +6,23 @@ import {
   balanceOf,
   countRows,
   createIntent,
+  createTenant,
   creditDirect,
   eventsInOrder,
   eventsOf,
   getIntent,
-  getPage,
   intentAddressId,
-  sandboxTenant,
+  json,
+  listIntents,
   simulate,
-  type TransactionBody,
-} from './support/money-in.js';
+  type TransactionObject,
+} from './support/partner.js';
 
 let t: TestApp;
 let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
-  tenant = await sandboxTenant(t);
+  tenant = await createTenant(t);
 });
 afterAll(() => t.close());
 
@@ -39,7 +40,7 @@ describe('intent expiry', () => {
     const read = await getIntent(t, tenant.key, intent.id);
     expect(read.status).toBe('expired');
     expect(await storedStatus(intent.id)).toBe('pending');
-    const listed = (await getPage<{ id: string; status: string }>(t, tenant.key, '/payment-intents?limit=200')).data.find((i) => i.id === intent.id);
+    const listed = (await listIntents(t, tenant.key, '?limit=200')).data.find((i) => i.id === intent.id);
     expect(listed!.status).toBe('expired');
   });
 
@@ -72,7 +73,7 @@ describe('intent expiry', () => {
   });
 
   it('a deposit credited to an expired intent is recorded (transaction, balance, amount_received) and the intent stays expired', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key);
     await pastDue(intent.id);
     await expireDueIntents(t.db);
@@ -81,7 +82,7 @@ describe('intent expiry', () => {
     // The full amount: even this does not complete an expired intent.
     const { transaction, duplicate } = await creditDirect(t, { addressId, network: 'solana', amount: '10' });
     expect(duplicate).toBe(false);
-    const row = (await t.call(org.key, 'GET', `/transactions/${transaction.id}`)).json() as TransactionBody;
+    const row = json<TransactionObject>(await t.call(org.key, 'GET', `/transactions/${transaction.id}`));
     expect(row).toMatchObject({ type: 'deposit', status: 'confirmed', amount: '10', payment_intent_id: intent.id });
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' })).toBe('10');
 
@@ -123,7 +124,7 @@ describe('intent expiry', () => {
   });
 
   it.runIf(onPostgres)('two sweepers racing deposits expire each past-due intent exactly once, expired before payment_received', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intents = [];
     for (let i = 0; i < 10; i++) intents.push(await createIntent(t, org.key));
     const addressIds = [];

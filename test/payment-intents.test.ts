@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import {
+  countRows,
   createIntent,
+  createTenant,
+  EMPTY_PAGE,
   errorOf,
   extraKey,
   insertLiveIntent,
@@ -12,11 +15,11 @@ import {
   postIntent,
   setSettings,
   sleep,
-  tenant,
   validFor,
+  walkPages,
   type IntentEnvelope,
   type ListPage,
-} from './support/intents.js';
+} from './support/partner.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -27,13 +30,11 @@ afterAll(() => t.close());
 const USDT_NETWORKS = ['tron', 'solana', 'polygon', 'ethereum'];
 const USDC_NETWORKS = ['solana', 'base', 'polygon', 'arbitrum', 'ethereum'];
 const pairsOf = (intent: IntentEnvelope) => intent.addresses.map((a) => `${a.asset}/${a.network}`);
-const count = async (sql: string, params: unknown[]) => (await t.db.query<{ n: number }>(sql, params))[0]!.n;
-const intentCount = (organizationId: string) =>
-  count('SELECT count(*)::int AS n FROM payment_intents WHERE organization_id = $1', [organizationId]);
+const intentCount = (organizationId: string) => countRows(t, 'SELECT 1 FROM payment_intents WHERE organization_id = $1', [organizationId]);
 
 describe('POST /payment-intents: the envelope', () => {
   it('answers 201 with every envelope field present and the values of a new pending intent', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const res = await postIntent(t, key, { amount: '25', currencies: ['USDC'] });
     expect(res.statusCode).toBe(201);
     const intent = json<IntentEnvelope>(res);
@@ -62,7 +63,7 @@ describe('POST /payment-intents: the envelope', () => {
   });
 
   it('in the direct flow external_ref, description and metadata are null when not sent', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { amount: '10', currencies: ['USDC'] });
     expect(intent.external_ref).toBeNull();
     expect(intent.description).toBeNull();
@@ -70,14 +71,14 @@ describe('POST /payment-intents: the envelope', () => {
   });
 
   it('explicit nulls for external_ref, description and metadata are accepted and select the direct flow', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const intent = await createIntent(t, key, { external_ref: null, description: null, metadata: null });
     expect(intent).toMatchObject({ external_ref: null, description: null, metadata: null });
-    expect(await count('SELECT count(*)::int AS n FROM profiles WHERE organization_id = $1', [organizationId])).toBe(0);
+    expect(await countRows(t, 'SELECT 1 FROM profiles WHERE organization_id = $1', [organizationId])).toBe(0);
   });
 
   it('external_ref, description and metadata are echoed verbatim', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const metadata = { order: 'A-17', count: 3, gift: true, note: null, spaced: '  x  ' };
     const intent = await createIntent(t, key, { external_ref: 'user Ünï 42 ', description: 'Order #17 — café', metadata });
     expect(intent.external_ref).toBe('user Ünï 42 ');
@@ -86,13 +87,13 @@ describe('POST /payment-intents: the envelope', () => {
   });
 
   it('currency is the first of currencies, in uppercase', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     expect((await createIntent(t, key, { currencies: ['USDC', 'USDT'] })).currency).toBe('USDC');
     expect((await createIntent(t, key, { currencies: ['ETH', 'USDC'] })).currency).toBe('ETH');
   });
 
   it('ref_code is 5 characters from the alphabet without 0, O, 1, I and L', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     for (let i = 0; i < 15; i++) {
       const { ref_code } = await createIntent(t, key);
       expect(ref_code).toHaveLength(5);
@@ -101,33 +102,33 @@ describe('POST /payment-intents: the envelope', () => {
   });
 
   it('expires_at is created_at plus 3600 seconds by default', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key);
     expect(Date.parse(intent.expires_at) - Date.parse(intent.created_at)).toBe(3600 * 1000);
   });
 
   it("expires_at is created_at plus the organization's settings.intent_ttl_seconds", async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     await setSettings(t, organizationId, { intent_ttl_seconds: 120 });
     const intent = await createIntent(t, key);
     expect(Date.parse(intent.expires_at) - Date.parse(intent.created_at)).toBe(120 * 1000);
   });
 
   it('amount is accepted as a JSON number', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { amount: 12.5 });
     expect(intent.amount).toBe(12.5);
     expect(intent.amount_remaining).toBe(12.5);
   });
 
   it('amount is accepted as a decimal string and answered as a number', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { amount: '12.50' });
     expect(intent.amount).toBe(12.5);
   });
 
   it('two intents get different ref_codes and different addresses', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const a = await createIntent(t, key, { currencies: ['USDT', 'USDC'] });
     const b = await createIntent(t, key, { currencies: ['USDT', 'USDC'] });
     expect(a.id).not.toBe(b.id);
@@ -137,13 +138,13 @@ describe('POST /payment-intents: the envelope', () => {
   });
 
   it('creating an intent writes no event', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     await createIntent(t, key);
     await createIntent(t, key, { external_ref: 'user-1' });
     const events = await t.call(key, 'GET', '/events');
     expect(events.statusCode).toBe(200);
-    expect(json<ListPage<unknown>>(events).data).toEqual([]);
-    expect(await count('SELECT count(*)::int AS n FROM events WHERE organization_id = $1', [organizationId])).toBe(0);
+    expect(json<ListPage<'/events'>>(events).data).toEqual([]);
+    expect(await countRows(t, 'SELECT 1 FROM events WHERE organization_id = $1', [organizationId])).toBe(0);
   });
 });
 
@@ -157,7 +158,7 @@ describe('POST /payment-intents: structurally invalid bodies are 422 naming the 
     ['currencies not an array', { amount: '10', currencies: 'USDC' }, 'currencies'],
     ['a metadata value that is an object', { amount: '10', currencies: ['USDC'], metadata: { nested: { a: 1 } } }, 'metadata.nested'],
   ])('%s is 422 with error.param naming it, and creates nothing', async (_case, body, param) => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postIntent(t, key, body);
     expect(res.statusCode).toBe(422);
     expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', param });
@@ -182,7 +183,7 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
     // docs/errors.md: param is the dotted path of a nested body field.
     ['a metadata value of 501 characters', { metadata: { note: 'n'.repeat(501) } }, 'metadata.note'],
   ])('%s is 400 invalid_request, and creates nothing', async (_case, override, param) => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'], ...override });
     expect(res.statusCode).toBe(400);
     expect(errorOf(res)).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
@@ -190,7 +191,7 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
   });
 
   it('the limits are inclusive: 255-character external_ref, 500-character description, 50 metadata keys, 500-character values', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i === 0 ? 'v'.repeat(500) : 'v']));
     const res = await postIntent(t, key, {
       amount: '10',
@@ -203,7 +204,7 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
   });
 
   it('an amount with exactly the asset decimals is accepted (6 for USDT, 18 for ETH)', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     expect((await createIntent(t, key, { amount: '10.123456', currencies: ['USDT'] })).amount).toBe(10.123456);
     expect((await postIntent(t, key, { amount: '1.123456789012345678', currencies: ['ETH'] })).statusCode).toBe(201);
   });
@@ -211,7 +212,7 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
 
 describe('POST /payment-intents: catalog expansion', () => {
   it('an unknown asset is 400 catalog_invalid with param currencies', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC', 'DOGE'] });
     expect(res.statusCode).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'catalog_invalid', param: 'currencies' });
@@ -219,7 +220,7 @@ describe('POST /payment-intents: catalog expansion', () => {
   });
 
   it('an asset whose every network the organization disabled is 400 catalog_invalid with param currencies', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     await setSettings(t, organizationId, { disabled_pairs: USDC_NETWORKS.map((network) => ({ asset: 'USDC', network })) });
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'] });
     expect(res.statusCode).toBe(400);
@@ -228,19 +229,19 @@ describe('POST /payment-intents: catalog expansion', () => {
   });
 
   it('USDT expands to tron, solana, polygon, ethereum, one address per pair', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { currencies: ['USDT'] });
     expect(pairsOf(intent)).toEqual(USDT_NETWORKS.map((n) => `USDT/${n}`));
   });
 
   it('USDC expands to solana, base, polygon, arbitrum, ethereum, one address per pair', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { currencies: ['USDC'] });
     expect(pairsOf(intent)).toEqual(USDC_NETWORKS.map((n) => `USDC/${n}`));
   });
 
   it('currencies expand in the order of currencies, each in catalog network order', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const usdcFirst = await createIntent(t, key, { currencies: ['USDC', 'USDT'] });
     expect(pairsOf(usdcFirst)).toEqual([...USDC_NETWORKS.map((n) => `USDC/${n}`), ...USDT_NETWORKS.map((n) => `USDT/${n}`)]);
     const usdtFirst = await createIntent(t, key, { currencies: ['USDT', 'USDC'] });
@@ -248,7 +249,7 @@ describe('POST /payment-intents: catalog expansion', () => {
   });
 
   it('pairs the organization disabled are skipped', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     await setSettings(t, organizationId, {
       disabled_pairs: [
         { asset: 'USDC', network: 'base' },
@@ -261,7 +262,7 @@ describe('POST /payment-intents: catalog expansion', () => {
   });
 
   it('every sandbox address is a syntactically valid address of its network', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { amount: '10', currencies: ['USDT', 'USDC', 'ETH', 'BTC', 'SOL', 'TRX'] });
     expect(intent.addresses).toHaveLength(4 + 5 + 3 + 1 + 1 + 1);
     for (const { network, address } of intent.addresses) {
@@ -270,7 +271,7 @@ describe('POST /payment-intents: catalog expansion', () => {
   });
 
   it('the addresses of one intent are all different', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { currencies: ['USDT', 'USDC', 'ETH'] });
     expect(new Set(intent.addresses.map((a) => a.address)).size).toBe(intent.addresses.length);
   });
@@ -278,7 +279,7 @@ describe('POST /payment-intents: catalog expansion', () => {
 
 describe('POST /payment-intents: USDT floor on non-Solana networks', () => {
   it('USDT with amount 5.5 is 400 min_usdt_amount_requires_solana with param amount', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await postIntent(t, key, { amount: '5.5', currencies: ['USDC', 'USDT'] });
     expect(res.statusCode).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'min_usdt_amount_requires_solana', param: 'amount' });
@@ -286,13 +287,13 @@ describe('POST /payment-intents: USDT floor on non-Solana networks', () => {
   });
 
   it('USDT with amount 5.51 is accepted', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const intent = await createIntent(t, key, { amount: '5.51', currencies: ['USDT'] });
     expect(intent.amount).toBe(5.51);
   });
 
   it('USDT at 5 is accepted when the organization disabled USDT on tron, polygon and ethereum (Solana only)', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     await setSettings(t, organizationId, {
       disabled_pairs: ['tron', 'polygon', 'ethereum'].map((network) => ({ asset: 'USDT', network })),
     });
@@ -301,7 +302,7 @@ describe('POST /payment-intents: USDT floor on non-Solana networks', () => {
   });
 
   it('the floor does not apply to other assets', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     expect((await postIntent(t, key, { amount: '1', currencies: ['USDC'] })).statusCode).toBe(201);
   });
 });
@@ -310,7 +311,7 @@ describe('POST /payment-intents: idempotency', () => {
   const body = { amount: '42', currencies: ['USDC'], description: 'idem' };
 
   it('the same key and body replays the original response verbatim, marked Idempotent-Replayed, and creates nothing', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const idem = randomUUID();
     const first = await postIntent(t, key, body, idem);
     expect(first.statusCode).toBe(201);
@@ -324,7 +325,7 @@ describe('POST /payment-intents: idempotency', () => {
   });
 
   it('the same key with a different body is 409 idempotency_conflict and creates nothing', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const idem = randomUUID();
     expect((await postIntent(t, key, body, idem)).statusCode).toBe(201);
     const res = await postIntent(t, key, { ...body, amount: '43' }, idem);
@@ -334,7 +335,7 @@ describe('POST /payment-intents: idempotency', () => {
   });
 
   it('a missing Idempotency-Key is 400 idempotency_key_required and creates nothing', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const res = await t.call(key, 'POST', '/payment-intents', { body });
     expect(res.statusCode).toBe(400);
     expect(errorOf(res).code).toBe('idempotency_key_required');
@@ -342,8 +343,8 @@ describe('POST /payment-intents: idempotency', () => {
   });
 
   it('keys are scoped per organization: the same key string in another organization creates its own intent', async () => {
-    const a = await tenant(t);
-    const b = await tenant(t);
+    const a = await createTenant(t);
+    const b = await createTenant(t);
     const idem = randomUUID();
     const first = await postIntent(t, a.key, body, idem);
     const second = await postIntent(t, b.key, body, idem);
@@ -354,7 +355,7 @@ describe('POST /payment-intents: idempotency', () => {
   });
 
   it("keys are scoped per mode: a live key reusing a sandbox key's Idempotency-Key is not answered with the sandbox response", async () => {
-    const sandbox = await tenant(t);
+    const sandbox = await createTenant(t);
     const liveKey = await extraKey(t, sandbox.organizationId, 'live');
     const idem = randomUUID();
     expect((await postIntent(t, sandbox.key, body, idem)).statusCode).toBe(201);
@@ -365,7 +366,7 @@ describe('POST /payment-intents: idempotency', () => {
   });
 
   it('a 400 business error is stored and replayed like a success', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const idem = randomUUID();
     const bad = { amount: '0', currencies: ['USDC'] };
     const first = await postIntent(t, key, bad, idem);
@@ -377,7 +378,7 @@ describe('POST /payment-intents: idempotency', () => {
   });
 
   it.runIf(onPostgres)('20 concurrent requests with one key create exactly one intent; all answer 201 with its id', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const idem = randomUUID();
     const responses = await Promise.all(Array.from({ length: 20 }, () => postIntent(t, key, body, idem)));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(201));
@@ -385,25 +386,23 @@ describe('POST /payment-intents: idempotency', () => {
     expect(ids.size).toBe(1);
     expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(19);
     expect(await intentCount(organizationId)).toBe(1);
-    expect(
-      await count('SELECT count(*)::int AS n FROM deposit_addresses WHERE organization_id = $1', [organizationId]),
-    ).toBe(USDC_NETWORKS.length);
+    expect(await countRows(t, 'SELECT 1 FROM deposit_addresses WHERE organization_id = $1', [organizationId])).toBe(USDC_NETWORKS.length);
   });
 });
 
 describe('POST /payment-intents: live mode without custody', () => {
   it('a live key gets 503 provider_unavailable and nothing is stored', async () => {
-    const { key, organizationId } = await tenant(t, { mode: 'live' });
+    const { key, organizationId } = await createTenant(t, { mode: 'live' });
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'], external_ref: 'live-user' });
     expect(res.statusCode).toBe(503);
     expect(errorOf(res).code).toBe('provider_unavailable');
     for (const table of ['payment_intents', 'deposit_addresses', 'profiles', 'idempotency_records']) {
-      expect(await count(`SELECT count(*)::int AS n FROM ${table} WHERE organization_id = $1`, [organizationId]), table).toBe(0);
+      expect(await countRows(t, `SELECT 1 FROM ${table} WHERE organization_id = $1`, [organizationId]), table).toBe(0);
     }
   });
 
   it('a 5xx is not stored: a retry with the same Idempotency-Key runs again and still answers 503', async () => {
-    const { key } = await tenant(t, { mode: 'live' });
+    const { key } = await createTenant(t, { mode: 'live' });
     const idem = randomUUID();
     expect((await postIntent(t, key, { amount: '10', currencies: ['USDC'] }, idem)).statusCode).toBe(503);
     const retry = await postIntent(t, key, { amount: '10', currencies: ['USDC'] }, idem);
@@ -418,14 +417,14 @@ describe('POST /payment-intents: live mode without custody', () => {
 
 describe('GET /payment-intents/{id}', () => {
   it('a malformed id is 400 invalid_payment_intent_id', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const res = await t.call(key, 'GET', '/payment-intents/not-a-uuid');
     expect(res.statusCode).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'invalid_payment_intent_id', param: 'payment_intent_id' });
   });
 
   it('answers 200 with the same envelope the creation returned', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const created = await createIntent(t, key, { external_ref: 'u-get', metadata: { a: 'b' } });
     const res = await t.call(key, 'GET', `/payment-intents/${created.id}`);
     expect(res.statusCode).toBe(200);
@@ -433,8 +432,8 @@ describe('GET /payment-intents/{id}', () => {
   });
 
   it("another tenant's id and a random UUID are both 404 with identical error bodies", async () => {
-    const owner = await tenant(t);
-    const other = await tenant(t);
+    const owner = await createTenant(t);
+    const other = await createTenant(t);
     const intent = await createIntent(t, owner.key);
     const foreign = await t.call(other.key, 'GET', `/payment-intents/${intent.id}`);
     const missing = await t.call(other.key, 'GET', `/payment-intents/${randomUUID()}`);
@@ -448,7 +447,7 @@ describe('GET /payment-intents/{id}', () => {
 
 describe('GET /payment-intents', () => {
   it('lists the tenant intents newest first', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       ids.push((await createIntent(t, key)).id);
@@ -460,7 +459,7 @@ describe('GET /payment-intents', () => {
   });
 
   it('filters by external_ref', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const mine = await createIntent(t, key, { external_ref: 'alice' });
     await createIntent(t, key, { external_ref: 'bob' });
     await createIntent(t, key);
@@ -470,38 +469,34 @@ describe('GET /payment-intents', () => {
   });
 
   it('an unknown external_ref lists an empty page', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     await createIntent(t, key, { external_ref: 'known' });
-    expect(await listIntents(t, key, '?external_ref=never-used')).toEqual({ has_more: false, data: [], cursor: null });
+    expect(await listIntents(t, key, '?external_ref=never-used')).toEqual(EMPTY_PAGE);
   });
 
   it('limit and cursor page through every intent once, even while intents are created between pages', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const existing: string[] = [];
     for (let i = 0; i < 7; i++) {
       existing.push((await createIntent(t, key)).id);
       await sleep(3);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const page: ListPage<IntentEnvelope> = await listIntents(t, key, `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const pages = await walkPages(
+      (cursorParam) => listIntents(t, key, `?limit=2${cursorParam}`),
+      () => createIntent(t, key), // newer than every page already read
+    );
+    for (const page of pages) {
       expect(page.data.length).toBeLessThanOrEqual(2);
       expect(page.has_more).toBe(page.cursor !== null);
-      seen.push(...page.data.map((i) => i.id));
-      cursor = page.cursor;
-      pages++;
-      await createIntent(t, key); // newer than every page already read
-    } while (cursor);
-    expect(pages).toBe(4);
-    expect(seen).toEqual([...existing].reverse());
+    }
+    expect(pages.length).toBe(4);
+    expect(pages.flatMap((page) => page.data.map((i) => i.id))).toEqual([...existing].reverse());
   });
 });
 
 describe('POST /payment-intents: scopes and account status', () => {
   it('a key without intents:write is 403 forbidden_scope and creates nothing', async () => {
-    const { key, organizationId } = await tenant(t, { scopes: ['intents:read', 'addresses:write'] });
+    const { key, organizationId } = await createTenant(t, { scopes: ['intents:read', 'addresses:write'] });
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'] });
     expect(res.statusCode).toBe(403);
     expect(errorOf(res).code).toBe('forbidden_scope');
@@ -509,14 +504,14 @@ describe('POST /payment-intents: scopes and account status', () => {
   });
 
   it('a live key of a pending_verification organization is 403 account_pending_approval', async () => {
-    const { key } = await tenant(t, { status: 'pending_verification', mode: 'live' });
+    const { key } = await createTenant(t, { status: 'pending_verification', mode: 'live' });
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'] });
     expect(res.statusCode).toBe(403);
     expect(errorOf(res).code).toBe('account_pending_approval');
   });
 
   it('a sandbox key of a pending_verification organization may create intents', async () => {
-    const { key } = await tenant(t, { status: 'pending_verification', mode: 'test' });
+    const { key } = await createTenant(t, { status: 'pending_verification', mode: 'test' });
     const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'] });
     expect(res.statusCode).toBe(201);
   });
@@ -524,8 +519,8 @@ describe('POST /payment-intents: scopes and account status', () => {
 
 describe('payment intent isolation', () => {
   it('another organization never sees an intent, by id or in its lists', async () => {
-    const owner = await tenant(t);
-    const other = await tenant(t);
+    const owner = await createTenant(t);
+    const other = await createTenant(t);
     const intent = await createIntent(t, owner.key, { external_ref: 'shared-ref' });
     await createIntent(t, other.key, { external_ref: 'shared-ref' });
     expect((await t.call(other.key, 'GET', `/payment-intents/${intent.id}`)).statusCode).toBe(404);
@@ -538,7 +533,7 @@ describe('payment intent isolation', () => {
   });
 
   it('a live key of the same organization never sees a sandbox intent', async () => {
-    const sandbox = await tenant(t);
+    const sandbox = await createTenant(t);
     const liveKey = await extraKey(t, sandbox.organizationId, 'live');
     const intent = await createIntent(t, sandbox.key);
     expect((await t.call(sandbox.key, 'GET', `/payment-intents/${intent.id}`)).statusCode).toBe(200);
@@ -547,7 +542,7 @@ describe('payment intent isolation', () => {
   });
 
   it('a sandbox key of the same organization never sees a live intent', async () => {
-    const sandbox = await tenant(t);
+    const sandbox = await createTenant(t);
     const liveKey = await extraKey(t, sandbox.organizationId, 'live');
     const live = await insertLiveIntent(t, sandbox.organizationId);
     expect((await t.call(liveKey, 'GET', `/payment-intents/${live.id}`)).statusCode).toBe(200);

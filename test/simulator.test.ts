@@ -7,31 +7,35 @@ import {
   countRows,
   createAddress,
   createIntent,
+  createTenant,
   creditDirect,
+  errorOf,
   eventsInOrder,
   eventsOf,
+  extraKey,
   getIntent,
   intentAddressId,
+  json,
+  postAddressSimulation,
+  postSimulation,
   profileIdOf,
-  sandboxTenant,
   simulate,
   simulateAddress,
-  type ErrorBody,
-  type EventBody,
-  type IntentBody,
-  type TransactionBody,
-} from './support/money-in.js';
+  simulatePath,
+  type EventObject,
+  type IntentEnvelope,
+  type ListPage,
+} from './support/partner.js';
 
 let t: TestApp;
 let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
-  tenant = await sandboxTenant(t);
+  tenant = await createTenant(t);
 });
 afterAll(() => t.close());
 
-const simulatePath = (id: string) => `/test/payment-intents/${id}/simulate-deposit`;
-const post = (key: string, id: string, body?: unknown) => t.call(key, 'POST', simulatePath(id), body === undefined ? {} : { body });
+const post = (key: string, id: string, body?: unknown) => postSimulation(t, key, id, body);
 const transactionCount = (intentId: string) => countRows(t, 'SELECT 1 FROM transactions WHERE payment_intent_id = $1', [intentId]);
 
 describe('simulate-deposit on a payment intent', () => {
@@ -69,7 +73,7 @@ describe('simulate-deposit on a payment intent', () => {
       'payment_intent.payment_received',
       'payment_intent.completed',
     ]);
-    const fields = (e: EventBody) => {
+    const fields = (e: EventObject) => {
       const { amount, amount_received, amount_remaining, partial_payment, status } = e.data;
       return { amount, amount_received, amount_remaining, partial_payment, status };
     };
@@ -150,7 +154,7 @@ describe('simulate-deposit on a payment intent', () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const res = await post(tenant.key, intent.id, body);
     expect(res.statusCode).toBe(400);
-    expect((res.json() as ErrorBody).error).toMatchObject({ code: 'invalid_request', param: 'currency' });
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'currency' });
     expect(await transactionCount(intent.id)).toBe(0);
   });
 
@@ -162,7 +166,7 @@ describe('simulate-deposit on a payment intent', () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const res = await post(tenant.key, intent.id, body);
     expect(res.statusCode).toBe(400);
-    expect((res.json() as ErrorBody).error).toMatchObject({ code: 'invalid_request', param: 'network' });
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'network' });
     expect(await transactionCount(intent.id)).toBe(0);
   });
 
@@ -177,7 +181,7 @@ describe('simulate-deposit on a payment intent', () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const res = await post(tenant.key, intent.id, { amount });
     expect(res.statusCode).toBe(400);
-    expect((res.json() as ErrorBody).error).toMatchObject({ code: 'invalid_request', param: 'amount' });
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'amount' });
     expect((await getIntent(t, tenant.key, intent.id)).amount_received).toBe(0);
   });
 
@@ -189,31 +193,31 @@ describe('simulate-deposit on a payment intent', () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const res = await post(tenant.key, intent.id, { amount });
     expect(res.statusCode).toBe(422);
-    expect((res.json() as ErrorBody).error.param).toBe('amount');
+    expect(errorOf(res).param).toBe('amount');
   });
 
   it('a live key gets 404 route_not_found, the same body as an unknown route, even with an invalid body', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
-    const live = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'live' });
-    const res = await post(live.key, intent.id);
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    const res = await post(liveKey, intent.id);
     expect(res.statusCode).toBe(404);
-    const unknown = await t.call(live.key, 'POST', '/test/no-such-helper');
+    const unknown = await t.call(liveKey, 'POST', '/test/no-such-helper');
     expect(unknown.statusCode).toBe(404);
-    const unknownError = (unknown.json() as ErrorBody).error;
+    const unknownError = errorOf(unknown);
     expect(res.json()).toEqual({
       error: { ...unknownError, message: unknownError.message.replace('/test/no-such-helper', simulatePath(intent.id)) },
     });
-    expect((res.json() as ErrorBody).error).toMatchObject({ code: 'route_not_found', doc_url: `${DOCS_BASE}/errors/route_not_found` });
+    expect(errorOf(res)).toMatchObject({ code: 'route_not_found', doc_url: `${DOCS_BASE}/errors/route_not_found` });
 
-    const badBody = await post(live.key, intent.id, { amount: true });
+    const badBody = await post(liveKey, intent.id, { amount: true });
     expect(badBody.statusCode).toBe(404);
-    expect((badBody.json() as ErrorBody).error.code).toBe('route_not_found');
+    expect(errorOf(badBody).code).toBe('route_not_found');
     expect(await transactionCount(intent.id)).toBe(0);
   });
 
   it("a missing intent and another tenant's intent are both 404 with the same body", async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
-    const other = await sandboxTenant(t);
+    const other = await createTenant(t);
     const foreign = await post(other.key, intent.id);
     const missing = await post(other.key, '00000000-0000-4000-8000-000000000000');
     expect(foreign.statusCode).toBe(404);
@@ -225,7 +229,7 @@ describe('simulate-deposit on a payment intent', () => {
 
 describe('simulate-deposit on a standalone address', () => {
   it("credits the organization's balance and writes address.deposit.received with the deposit's data", async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
     const returned = await simulateAddress(t, org.key, address.id, '7.5');
     expect(returned).toMatchObject({ id: address.id, address: address.address });
@@ -253,7 +257,7 @@ describe('simulate-deposit on a standalone address', () => {
   });
 
   it("with external_ref it credits the profile's balance", async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base', external_ref: 'user-sim' });
     await simulateAddress(t, org.key, address.id, '4');
     const profileId = await profileIdOf(t, org.organizationId, 'user-sim');
@@ -262,7 +266,7 @@ describe('simulate-deposit on a standalone address', () => {
   });
 
   it('repeated simulations each credit once with distinct hashes', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
     await simulateAddress(t, org.key, address.id, '1');
     await simulateAddress(t, org.key, address.id, '2');
@@ -274,32 +278,32 @@ describe('simulate-deposit on a standalone address', () => {
   it("the id of a payment intent's address is refused with 400 invalid_request (param id): simulate on the intent instead", async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
-    const res = await t.call(tenant.key, 'POST', `/test/addresses/${addressId}/simulate-deposit`, { body: { amount: '1' } });
+    const res = await postAddressSimulation(t, tenant.key, addressId, '1');
     expect(res.statusCode).toBe(400);
-    expect((res.json() as ErrorBody).error).toMatchObject({ code: 'invalid_request', param: 'id' });
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'id' });
     expect(await transactionCount(intent.id)).toBe(0);
   });
 
   it("another tenant's address is 404 and is not credited", async () => {
     const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'base' });
-    const other = await sandboxTenant(t);
-    const res = await t.call(other.key, 'POST', `/test/addresses/${address.id}/simulate-deposit`, { body: { amount: '1' } });
+    const other = await createTenant(t);
+    const res = await postAddressSimulation(t, other.key, address.id, '1');
     expect(res.statusCode).toBe(404);
     expect(await countRows(t, 'SELECT 1 FROM transactions WHERE address_id = $1', [address.id])).toBe(0);
   });
 
   it('a live key gets 404 route_not_found', async () => {
     const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'base' });
-    const live = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'live' });
-    const res = await t.call(live.key, 'POST', `/test/addresses/${address.id}/simulate-deposit`, { body: { amount: '1' } });
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    const res = await postAddressSimulation(t, liveKey, address.id, '1');
     expect(res.statusCode).toBe(404);
-    expect((res.json() as ErrorBody).error.code).toBe('route_not_found');
+    expect(errorOf(res).code).toBe('route_not_found');
   });
 });
 
 describe('simulate-deposit under concurrency (PostgreSQL)', () => {
   it.runIf(onPostgres)('50 concurrent deposits of 1 to an intent of 100: received 50, 50 transactions, balance 50, 50 payment_received, no completed', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '100', currencies: ['USDC'] });
     const responses = await Promise.all(Array.from({ length: 50 }, () => post(org.key, intent.id, { amount: '1' })));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
@@ -317,7 +321,7 @@ describe('simulate-deposit under concurrency (PostgreSQL)', () => {
   });
 
   it.runIf(onPostgres)('50 concurrent credits of 3 to an intent of 100: received 150, exactly one completed event, after the 34th credit', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '100', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
     const results = await Promise.all(
@@ -341,7 +345,7 @@ describe('simulate-deposit under concurrency (PostgreSQL)', () => {
   });
 
   it.runIf(onPostgres)('50 concurrent simulations of 3 to an intent of 100: it completes once, then further calls are no-ops (received 102)', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '100', currencies: ['USDC'] });
     const responses = await Promise.all(Array.from({ length: 50 }, () => post(org.key, intent.id, { amount: '3' })));
     expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
@@ -350,18 +354,18 @@ describe('simulate-deposit under concurrency (PostgreSQL)', () => {
     expect(await transactionCount(intent.id)).toBe(34);
     const events = await eventsOf(t, org.key, intent.id);
     expect(events.filter((e) => e.type === 'payment_intent.completed')).toHaveLength(1);
-    const completedAts = new Set(responses.map((r) => (r.json() as IntentBody).completed_at).filter((c) => c !== null));
+    const completedAts = new Set(responses.map((r) => json<IntentEnvelope>(r).completed_at).filter((c) => c !== null));
     expect(completedAts).toEqual(new Set([after.completed_at]));
   });
 });
 
 describe('simulated deposits are ordinary ledger rows', () => {
   it('GET /transactions lists the simulated deposit as a confirmed deposit with the intent id', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'] });
     const after = await simulate(t, org.key, intent.id);
     const res = await t.call(org.key, 'GET', '/transactions');
-    const rows = (res.json() as { data: TransactionBody[] }).data;
+    const rows = json<ListPage<'/transactions'>>(res).data;
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       type: 'deposit',

@@ -3,33 +3,35 @@ import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import {
   createAddress,
   createIntent,
+  createTenant,
+  EMPTY_PAGE,
   expectNewestFirst,
-  getPage,
-  sandboxTenant,
+  extraKey,
+  getError,
+  listPage,
   simulate,
   simulateAddress,
   sleep,
-  type AddressBody,
-  type ErrorBody,
-  type IntentBody,
-  type Page,
-  type TransactionBody,
-} from './support/money-in.js';
+  walkPages,
+  type AddressObject,
+  type IntentEnvelope,
+  type TransactionObject,
+} from './support/partner.js';
 
 let t: TestApp;
 let tenant: Tenant;
 let other: Tenant;
-let direct: IntentBody;
-let whitelabel: IntentBody;
-let address: AddressBody;
+let direct: IntentEnvelope;
+let whitelabel: IntentEnvelope;
+let address: AddressObject;
 /** Every transaction of `tenant`, newest first, as GET /transactions lists them. */
-let all: TransactionBody[];
-let otherRows: TransactionBody[];
+let all: TransactionObject[];
+let otherRows: TransactionObject[];
 
 beforeAll(async () => {
   t = await startTestApp();
-  tenant = await sandboxTenant(t);
-  other = await sandboxTenant(t);
+  tenant = await createTenant(t);
+  other = await createTenant(t);
 
   direct = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
   await simulate(t, tenant.key, direct.id, { amount: '2.50' });
@@ -39,23 +41,18 @@ beforeAll(async () => {
   await simulate(t, tenant.key, whitelabel.id, { amount: '5' });
   address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'base' });
   await simulateAddress(t, tenant.key, address.id, '3');
-  all = (await getPage<TransactionBody>(t, tenant.key, '/transactions?limit=200')).data;
+  all = (await listPage(t, tenant.key, '/transactions', '?limit=200')).data;
 
   const theirs = await createIntent(t, other.key);
   await simulate(t, other.key, theirs.id);
-  otherRows = (await getPage<TransactionBody>(t, other.key, '/transactions')).data;
+  otherRows = (await listPage(t, other.key, '/transactions')).data;
 });
 afterAll(() => t.close());
 
-const list = (query: string, key = tenant.key) => getPage<TransactionBody>(t, key, `/transactions${query}`);
-const listError = async (query: string) => {
-  const res = await t.call(tenant.key, 'GET', `/transactions${query}`);
-  expect(res.statusCode, res.body).toBe(400);
-  return (res.json() as ErrorBody).error;
-};
+const list = (query: string, key = tenant.key) => listPage(t, key, '/transactions', query);
+const listError = (query: string) => getError(t, tenant.key, `/transactions${query}`, 400);
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 const shiftMs = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
-const EMPTY = { has_more: false, data: [], cursor: null };
 
 describe('GET /transactions', () => {
   it('lists every deposit of the tenant, newest first', () => {
@@ -78,14 +75,14 @@ describe('GET /transactions', () => {
   });
 
   it('an unknown external_ref returns an empty page', async () => {
-    expect(await list('?external_ref=never-used')).toEqual(EMPTY);
+    expect(await list('?external_ref=never-used')).toEqual(EMPTY_PAGE);
   });
 
   it('type filters on comma-separated values', async () => {
     expect(ids((await list('?type=deposit&limit=200')).data)).toEqual(ids(all));
     expect(ids((await list('?type=deposit,payout&limit=200')).data)).toEqual(ids(all));
-    expect(await list('?type=payout')).toEqual(EMPTY);
-    expect(await list('?type=transfer,conversion,ramp')).toEqual(EMPTY);
+    expect(await list('?type=payout')).toEqual(EMPTY_PAGE);
+    expect(await list('?type=transfer,conversion,ramp')).toEqual(EMPTY_PAGE);
   });
 
   it.each(['bogus', 'deposit,bogus', 'Deposit', ''])('an unknown type (%s) is 400 invalid_request with param type', async (type) => {
@@ -95,7 +92,7 @@ describe('GET /transactions', () => {
   it('status filters on comma-separated values', async () => {
     expect(ids((await list('?status=confirmed&limit=200')).data)).toEqual(ids(all));
     expect(ids((await list('?status=pending,confirmed&limit=200')).data)).toEqual(ids(all));
-    expect(await list('?status=pending,failed')).toEqual(EMPTY);
+    expect(await list('?status=pending,failed')).toEqual(EMPTY_PAGE);
   });
 
   it.each(['done', 'confirmed,unknown', ''])('an unknown status (%s) is 400 invalid_request with param status', async (status) => {
@@ -130,18 +127,10 @@ describe('GET /transactions', () => {
   });
 
   it('limit and cursor walk every row once; has_more is exact and the last cursor is null', async () => {
-    const seen: string[] = [];
-    const flags: boolean[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: Page<TransactionBody> = await list(`?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(page.cursor === null).toBe(!page.has_more);
-      seen.push(...ids(page.data));
-      flags.push(page.has_more);
-      cursor = page.cursor;
-    } while (cursor);
-    expect(seen).toEqual(ids(all));
-    expect(flags).toEqual([true, true, false]);
+    const pages = await walkPages((cursorParam) => list(`?limit=2${cursorParam}`));
+    for (const page of pages) expect(page.cursor === null).toBe(!page.has_more);
+    expect(pages.flatMap((page) => ids(page.data))).toEqual(ids(all));
+    expect(pages.map((page) => page.has_more)).toEqual([true, true, false]);
     expect(await list('?limit=5')).toMatchObject({ has_more: false, cursor: null });
   });
 
@@ -162,24 +151,20 @@ describe('GET /transactions', () => {
 
 describe('pagination while rows are inserted', () => {
   it('rows created after the first page do not shift the pages: every original row is seen exactly once', async () => {
-    const org = await sandboxTenant(t);
+    const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '100', currencies: ['USDC'] });
     for (let i = 1; i <= 5; i++) await simulate(t, org.key, intent.id, { amount: String(i) });
-    const original = (await getPage<TransactionBody>(t, org.key, '/transactions')).data;
+    const original = (await list('', org.key)).data;
     expect(original).toHaveLength(5);
 
-    const first = await getPage<TransactionBody>(t, org.key, '/transactions?limit=2');
-    await sleep(5);
-    for (let i = 0; i < 3; i++) await simulate(t, org.key, intent.id, { amount: '0.5' });
-    const seen = ids(first.data);
-    let cursor = first.cursor;
-    while (cursor) {
-      const page: Page<TransactionBody> = await getPage<TransactionBody>(t, org.key, `/transactions?limit=2&cursor=${encodeURIComponent(cursor)}`);
-      seen.push(...ids(page.data));
-      cursor = page.cursor;
-    }
-    expect(seen).toEqual(ids(original));
-    expect((await getPage<TransactionBody>(t, org.key, '/transactions')).data).toHaveLength(8);
+    const insertAfterFirstPage = async (index: number) => {
+      if (index > 0) return;
+      await sleep(5);
+      for (let i = 0; i < 3; i++) await simulate(t, org.key, intent.id, { amount: '0.5' });
+    };
+    const pages = await walkPages((cursorParam) => list(`?limit=2${cursorParam}`, org.key), insertAfterFirstPage);
+    expect(pages.flatMap((page) => ids(page.data))).toEqual(ids(original));
+    expect((await list('', org.key)).data).toHaveLength(8);
   });
 });
 
@@ -225,10 +210,10 @@ describe('transaction isolation', () => {
   });
 
   it('a live key of the same organization never sees its sandbox transactions', async () => {
-    const live = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'live' });
-    expect(await list('', live.key)).toEqual(EMPTY);
-    expect(await list('?external_ref=user-tx', live.key)).toEqual(EMPTY);
-    const res = await t.call(live.key, 'GET', `/transactions/${all[0]!.id}`);
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    expect(await list('', liveKey)).toEqual(EMPTY_PAGE);
+    expect(await list('?external_ref=user-tx', liveKey)).toEqual(EMPTY_PAGE);
+    const res = await t.call(liveKey, 'GET', `/transactions/${all[0]!.id}`);
     expect(res.statusCode).toBe(404);
   });
 });

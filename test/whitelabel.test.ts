@@ -3,18 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import {
+  countRows,
   createAddress,
   createIntent,
+  createTenant,
   extraKey,
   json,
   listAddresses,
   listIntents,
   postAddress,
   postIntent,
-  tenant,
   type AddressObject,
   type IntentEnvelope,
-} from './support/intents.js';
+} from './support/partner.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,8 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const profileCount = async (externalRef: string) =>
-  (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM profiles WHERE external_ref = $1', [externalRef]))[0]!.n;
+const profileCount = (externalRef: string) => countRows(t, 'SELECT 1 FROM profiles WHERE external_ref = $1', [externalRef]);
 const profilesOf = (organizationId: string) =>
   t.db.query<{ id: string; mode: string; external_ref: string }>(
     'SELECT id, mode, external_ref FROM profiles WHERE organization_id = $1 ORDER BY mode',
@@ -38,7 +38,7 @@ const newRef = () => `user-${randomUUID()}`;
 
 describe('whitelabel profiles', () => {
   it('an external_ref gets its profile on first use, not before', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const ref = newRef();
     expect(await profileCount(ref)).toBe(0);
     const intent = await createIntent(t, key, { external_ref: ref });
@@ -48,7 +48,7 @@ describe('whitelabel profiles', () => {
   });
 
   it('later intents with the same external_ref reach the same profile', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ref = newRef();
     const first = await createIntent(t, key, { external_ref: ref });
     const second = await createIntent(t, key, { external_ref: ref, currencies: ['USDT'] });
@@ -57,7 +57,7 @@ describe('whitelabel profiles', () => {
   });
 
   it('intents and addresses with the same external_ref reach the same profile', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ref = newRef();
     const address = await createAddress(t, key, { external_ref: ref });
     const intent = await createIntent(t, key, { external_ref: ref });
@@ -76,8 +76,8 @@ describe('whitelabel profiles', () => {
   });
 
   it('the same external_ref in another organization is a different profile', async () => {
-    const a = await tenant(t);
-    const b = await tenant(t);
+    const a = await createTenant(t);
+    const b = await createTenant(t);
     const ref = newRef();
     const ia = await createIntent(t, a.key, { external_ref: ref });
     const ib = await createIntent(t, b.key, { external_ref: ref });
@@ -87,7 +87,7 @@ describe('whitelabel profiles', () => {
   });
 
   it('the same external_ref in the other mode is a different profile', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const liveKey = await extraKey(t, organizationId, 'live');
     const ref = newRef();
     // Live custody is not configured, so a live profile cannot be made through the API: it is written directly.
@@ -107,7 +107,7 @@ describe('whitelabel profiles', () => {
   });
 
   it('the direct flow (no external_ref) creates no profile', async () => {
-    const { key, organizationId } = await tenant(t);
+    const { key, organizationId } = await createTenant(t);
     const intent = await createIntent(t, key);
     const address = await createAddress(t, key);
     expect(await profilesOf(organizationId)).toEqual([]);
@@ -116,7 +116,7 @@ describe('whitelabel profiles', () => {
   });
 
   it('one key can use both flows', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ref = newRef();
     const direct = await createIntent(t, key);
     const white = await createIntent(t, key, { external_ref: ref });
@@ -133,7 +133,7 @@ describe('whitelabel profiles', () => {
   });
 
   it.runIf(onPostgres)('20 concurrent first uses of one new external_ref create exactly one profile', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ref = newRef();
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => postIntent(t, key, { amount: '10', currencies: ['USDC'], external_ref: ref }, randomUUID())),
@@ -147,7 +147,7 @@ describe('whitelabel profiles', () => {
   });
 
   it.runIf(onPostgres)('20 concurrent first uses mixing intents and addresses create exactly one profile', async () => {
-    const { key } = await tenant(t);
+    const { key } = await createTenant(t);
     const ref = newRef();
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
