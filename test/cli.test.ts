@@ -247,7 +247,7 @@ describe('operator CLI: errors', () => {
       code: 'invalid_request',
       says: 'The cursor is not one this list issued',
     },
-    { rule: 'a page size must be a positive integer', argv: ['org', 'list', '--limit', '0'], exit: 2, says: 'Expected a positive integer' },
+    { rule: 'a page size must be a positive integer', argv: ['org', 'list', '--limit', '0'], exit: 2, says: 'limit must be an integer from 1 to 200' },
     { rule: 'an unknown verb is a usage error', argv: ['org', 'delete', '@org'], exit: 2, says: "unknown command 'delete'" },
   ])('$rule', async ({ argv, exit, code, says }) => {
     const org = await newOrg();

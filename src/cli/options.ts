@@ -3,7 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { DomainError } from '../domain/errors.js';
 import type { AssetNetworkPair } from '../domain/organizations.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageQuery } from '../http/pagination.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseLimit } from '../http/pagination.js';
 
 export function integer(value: string): number {
   const number = Number(value);
@@ -42,7 +42,11 @@ export function checked<S extends TSchema>(schema: S, body: unknown): Static<S> 
 
 /** The API's own rule for `limit`; kept a string, as the API receives it (pageRequest clamps it). */
 function pageSize(value: string): string {
-  if (!Value.Check(PageQuery.limit, value)) throw new InvalidArgumentError('Expected a positive integer.');
+  try {
+    parseLimit(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
   return value;
 }
 

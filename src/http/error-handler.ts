@@ -37,7 +37,17 @@ function describeValidation(errors: FastifySchemaValidationError[]): { code: Err
   if (param === null && first.keyword === 'type') {
     return { code: 'parameter_invalid', param, message: 'The request body must be a JSON object.' };
   }
-  return { code: 'parameter_invalid', param, message: `Field "${param ?? 'body'}" ${first.message ?? 'is invalid'}.` };
+  return { code: 'parameter_invalid', param, message: `Field "${param ?? 'body'}" ${expectation(first, details)}.` };
+}
+
+/** What the field should have been: every type a union accepts, or the allowed values of an enum. */
+function expectation(first: ValidationDetail, details: ValidationDetail[]): string {
+  if (first.keyword === 'enum') return `must be one of: ${(first.params.allowedValues as unknown[]).join(', ')}`;
+  if (first.keyword === 'type') {
+    const types = details.filter((e) => e.keyword === 'type' && e.instancePath === first.instancePath).map((e) => String(e.params.type));
+    return `must be ${[...new Set(types)].join(' or ')}`;
+  }
+  return first.message ?? 'is invalid';
 }
 
 function classify(error: FastifyError): { code: ErrorCode; param: string | null; message: string } {

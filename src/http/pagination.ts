@@ -8,10 +8,9 @@ export const MAX_PAGE_SIZE = 200;
 
 /** Query parameters every list route accepts; each list route adds its own filters beside them. */
 export const PageQuery = {
-  // A digit pattern rather than an integer type: lenient coercion would quietly read "1.5" as 1.
+  // Read as a string and checked here: lenient coercion would quietly read "1.5" as 1.
   limit: Type.Optional(
     Type.String({
-      pattern: '^[1-9][0-9]{0,8}$',
       description: `Page size, an integer from 1 to ${MAX_PAGE_SIZE} (larger values are clamped); default ${DEFAULT_PAGE_SIZE}.`,
     }),
   ),
@@ -24,6 +23,14 @@ export const ListEnvelope = <T extends Parameters<typeof Type.Array>[0]>(item: T
     data: Type.Array(item),
     cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
   });
+
+export function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PAGE_SIZE;
+  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1) {
+    throw new DomainError('invalid_request', `limit must be an integer from 1 to ${MAX_PAGE_SIZE} (larger values are clamped).`, 'limit');
+  }
+  return Math.min(Number(raw), MAX_PAGE_SIZE);
+}
 
 const invalidCursor = () =>
   new DomainError('invalid_request', 'The cursor is not one this list issued. Pass back the `cursor` of the previous page verbatim.', 'cursor');
@@ -56,7 +63,7 @@ export class CursorCodec {
 
   pageRequest(list: string, query: { limit?: string; cursor?: string }): PageRequest {
     return {
-      limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Math.min(Number(query.limit), MAX_PAGE_SIZE),
+      limit: parseLimit(query.limit),
       after: query.cursor === undefined ? null : this.decode(list, query.cursor),
     };
   }
