@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { startServer, type ServerProcess } from './child.js';
+import type { Cleanup } from './cleanup.js';
+import { startCpuMeter, waitForQuietMachine, type CpuCores } from './cpu-usage.js';
+import { checkAnswers, generateLoad, toRequest } from './load.js';
+import type { BenchOptions } from './options.js';
+import { startProfiling, type ProfileReport } from './profiling.js';
+import type { Scenario } from './scenarios.js';
+import { createPartnerKey } from './service.js';
+import type { Target } from './targets.js';
+
+export interface Measurement {
+  /** The target's name, with a suffix when it runs twice (the baseline). */
+  target: string;
+  scenario: string;
+  /** Mean of autocannon's one-second samples. */
+  requestsPerSecond: number;
+  /** autocannon records whole milliseconds, so percentiles of sub-millisecond answers read 0 or 1. */
+  latencyMs: { average: number; p50: number; p99: number };
+  requests: number;
+  non2xx: number;
+  /** Connection errors, timeouts included. */
+  errors: number;
+  cpuCores: CpuCores;
+  profile?: ProfileReport;
+}
+
+export interface TargetRun {
+  label: string;
+  target: Target;
+  /** How this run reaches its database: DATABASE_URL or CONNECT_DATA_DIR. */
+  databaseEnv: Record<string, string>;
+  /** The run's PostgreSQL database, watched when profiling. */
+  postgres: { adminUrl: string; database: string } | null;
+}
+
+export interface RunContext {
+  repoRoot: string;
+  /** Scratch directory of this run: child logs, PGlite data. */
+  workDir: string;
+  /** Where CPU profiles go; null without --profile. */
+  profileDir: string | null;
+  options: BenchOptions;
+  cleanup: Cleanup;
+}
+
+/** Starts the target's server, prepares a key if it is the service, measures each scenario, stops it. */
+export async function measureTarget(run: TargetRun, context: RunContext): Promise<Measurement[]> {
+  const adminToken = `adm_bench_${randomBytes(16).toString('hex')}`;
+  const server = await startServer({
+    entry: run.target.entry,
+    cwd: context.repoRoot,
+    env: { ...run.target.env, ...run.databaseEnv, CONNECT_ADMIN_TOKEN: adminToken },
+    logFile: path.join(context.workDir, `${slug(run.label)}.log`),
+    ...(context.profileDir ? { preload: './bench/probe.ts' } : {}),
+  });
+  const stop = context.cleanup.add(server.stop);
+  try {
+    const headers: Record<string, string> =
+      run.target.database === 'none' ? {} : { authorization: `Bearer ${await createPartnerKey(server.baseUrl, adminToken)}` };
+    const measurements: Measurement[] = [];
+    for (const scenario of run.target.scenarios) {
+      const measurement = await measureScenario(run, scenario, server, headers, context);
+      process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} req/s\n`);
+      measurements.push(measurement);
+    }
+    return measurements;
+  } finally {
+    await stop();
+  }
+}
+
+async function measureScenario(
+  run: TargetRun,
+  scenario: Scenario,
+  server: ServerProcess,
+  headers: Record<string, string>,
+  { options, profileDir }: RunContext,
+): Promise<Measurement> {
+  const request = toRequest(scenario, headers);
+  await checkAnswers(server.baseUrl, request);
+  if (options.settle > 0) {
+    const { seconds, quiet } = await waitForQuietMachine(options.settle);
+    if (!quiet) process.stderr.write(`  (the machine is still busy after ${seconds} s: measuring anyway, see CPU other)\n`);
+    else if (seconds > 1) process.stderr.write(`  (waited ${seconds} s for other work on the machine to stop)\n`);
+  }
+  if (options.warmup > 0) await generateLoad(server.baseUrl, request, options.connections, options.warmup);
+
+  const endProfile = profileDir
+    ? await startProfiling({
+        child: server.child,
+        profilePath: path.join(profileDir, `${slug(run.label)}--${slug(scenario.name)}.cpuprofile`),
+        postgres: run.postgres,
+      })
+    : null;
+  const stopCpuMeter = startCpuMeter(server.pid);
+  const result = await generateLoad(server.baseUrl, request, options.connections, options.duration);
+  const cpuCores = stopCpuMeter();
+  const profile = endProfile ? await endProfile(result.requests.total) : undefined;
+
+  return {
+    target: run.label,
+    scenario: scenario.name,
+    requestsPerSecond: result.requests.average,
+    latencyMs: { average: result.latency.average, p50: result.latency.p50, p99: result.latency.p99 },
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuCores,
+    ...(profile ? { profile } : {}),
+  };
+}
+
+const slug = (text: string) => text.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '');

@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Seconds of measured load per scenario. */
+  duration: number;
+  /** Seconds of unmeasured load before each measured run (JIT, connection pools, caches). */
+  warmup: number;
+  connections: number;
+  /** At most this many seconds of waiting, before each scenario, for other work on the machine to stop. */
+  settle: number;
+  /** Service targets to run; the bare baseline always runs. */
+  only: string[] | null;
+  /** Record a CPU profile, SQL statement counts and PostgreSQL session states per scenario. */
+  profile: boolean;
+  /** A database on the PostgreSQL server to connect to while creating and dropping the run's database. */
+  postgresUrl: string;
+}
+
+export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -- [options]
+
+  --duration <s>       measured seconds per scenario        (BENCH_DURATION, default 10)
+  --warmup <s>         warm-up seconds before each scenario (BENCH_WARMUP, default 3)
+  --connections <n>    concurrent connections               (BENCH_CONNECTIONS, default 32)
+  --settle <s>         wait up to s seconds before each scenario for the machine to be
+                       quiet (under 0.25 cores busy); 0 skips it (BENCH_SETTLE, default 30)
+  --only <a,b>         service targets to run, the bare baseline always runs (BENCH_ONLY);
+                       targets: ${targetNames.join(', ')}
+  --profile            CPU profile, SQL per request and PostgreSQL session states (BENCH_PROFILE=1);
+                       slows the server down, so its req/s are not comparable to a plain run
+  --postgres-url <url> maintenance connection (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames: readonly string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      settle: { type: 'string' },
+      only: { type: 'string' },
+      profile: { type: 'boolean' },
+      'postgres-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const onlyList = values.only ?? env.BENCH_ONLY;
+  const only = onlyList ? onlyList.split(',').map((name) => name.trim()).filter(Boolean) : null;
+  const unknown = only?.filter((name) => !targetNames.includes(name)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')}; targets: ${targetNames.join(', ')}`);
+  return {
+    duration: number('duration', values.duration ?? env.BENCH_DURATION, 10, 1),
+    warmup: number('warmup', values.warmup ?? env.BENCH_WARMUP, 3, 0),
+    connections: number('connections', values.connections ?? env.BENCH_CONNECTIONS, 32, 1),
+    settle: number('settle', values.settle ?? env.BENCH_SETTLE, 30, 0),
+    only,
+    profile: values.profile ?? env.BENCH_PROFILE === '1',
+    postgresUrl: values['postgres-url'] ?? env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  };
+}
+
+function number(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}, got "${raw}"`);
+  return value;
+}

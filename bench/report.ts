@@ -1,0 +1,69 @@
+import type { Share } from './cpu-profile.js';
+import type { Measurement } from './measure.js';
+
+/** The baseline: the mean req/s of the bare runs (one before the service targets, one after). */
+export function baselineRequestsPerSecond(measurements: readonly Measurement[]): number {
+  const bare = measurements.filter((m) => m.target.startsWith('bare'));
+  return bare.reduce((sum, m) => sum + m.requestsPerSecond, 0) / bare.length;
+}
+
+/** A Markdown table, pasted as is into BENCHMARKS.md. */
+export function renderTable(measurements: readonly Measurement[], baseline: number): string {
+  const header = [
+    'target',
+    'scenario',
+    'req/s',
+    'vs bare',
+    'avg ms',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'errors',
+    'server µs CPU/req',
+    'postgres µs CPU/req',
+    'CPU server',
+    'CPU postgres',
+    'CPU autocannon',
+    'CPU other',
+  ];
+  const rows = measurements.map((m) => [
+    m.target,
+    m.scenario,
+    Math.round(m.requestsPerSecond).toLocaleString('en-US'),
+    `${((m.requestsPerSecond / baseline) * 100).toFixed(1)}%`,
+    m.latencyMs.average.toFixed(2),
+    String(m.latencyMs.p50),
+    String(m.latencyMs.p99),
+    String(m.non2xx),
+    String(m.errors),
+    // CPU time per request drifts less with a noisy neighbour than req/s does.
+    String(Math.round((m.cpuCores.server * 1e6) / m.requestsPerSecond)),
+    String(Math.round((m.cpuCores.postgres * 1e6) / m.requestsPerSecond)),
+    ...[m.cpuCores.server, m.cpuCores.postgres, m.cpuCores.loadGenerator, m.cpuCores.other].map((c) => c.toFixed(2)),
+  ]);
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+/** What each --profile measurement found, as plain text. */
+export function renderProfiles(measurements: readonly Measurement[]): string {
+  const sections: string[] = [];
+  for (const m of measurements) {
+    if (!m.profile) continue;
+    const { cpu, statementsPerRequest, postgresSessions } = m.profile;
+    const lines = [`## ${m.target} | ${m.scenario}`, `profile: ${cpu.file}`, `main thread idle: ${cpu.idlePercent}%`];
+    lines.push('inclusive time by area (% of busy time):', ...cpu.byArea.map(share));
+    lines.push('self time by origin (% of busy time):', ...cpu.byOrigin.map(share));
+    lines.push('top functions by self time:', ...cpu.topFunctions.map(share));
+    const statements = Object.entries(statementsPerRequest);
+    if (statements.length > 0) {
+      lines.push('SQL statements per request:', ...statements.map(([text, perRequest]) => `  ${perRequest.toFixed(3)}  ${text}`));
+    }
+    if (postgresSessions) {
+      lines.push('PostgreSQL sessions of the service (% of samples):', ...postgresSessions.map(share));
+    }
+    sections.push(lines.join('\n'));
+  }
+  return sections.join('\n\n');
+}
+
+const share = (s: Share) => `  ${s.percent.toFixed(1).padStart(5)}  ${s.name}`;

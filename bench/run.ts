@@ -1,0 +1,110 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Cleanup } from './cleanup.js';
+import { describeEnvironment } from './environment.js';
+import { measureTarget, type Measurement, type RunContext, type TargetRun } from './measure.js';
+import { parseOptions, usage } from './options.js';
+import { createBenchDatabase, type BenchDatabase } from './postgres.js';
+import { baselineRequestsPerSecond, renderProfiles, renderTable } from './report.js';
+import { BARE, SERVICE_TARGETS, type Target } from './targets.js';
+
+/**
+ * `npm run bench`: starts each target as a child process, loads it with autocannon from this process, and
+ * reports req/s and latency as a ratio of a bare Fastify route measured in the same run, because the
+ * machines are shared and absolute figures drift from one run to the next.
+ */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const resultsDir = path.join(repoRoot, 'bench', 'results');
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const targetNames = SERVICE_TARGETS.map((t) => t.name);
+  const options = parseOptions(argv, process.env, targetNames);
+  if (options === 'help') {
+    process.stdout.write(usage(targetNames));
+    return;
+  }
+  const selected = SERVICE_TARGETS.filter((t) => !options.only || options.only.includes(t.name));
+  const cleanup = new Cleanup();
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'connect-bench-'));
+  const removeWorkDir = () => fs.rm(workDir, { recursive: true, force: true });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanup.run().then(removeWorkDir).finally(() => process.exit(130)));
+  }
+  const profileDir = options.profile ? await fs.mkdtemp(path.join(os.tmpdir(), 'connect-bench-profiles-')) : null;
+  const context: RunContext = { repoRoot, workDir, profileDir, options, cleanup };
+  const startedAt = new Date();
+  const measurements: Measurement[] = [];
+  let database: BenchDatabase | null = null;
+  try {
+    if (selected.some((t) => t.database === 'postgres')) {
+      database = await createBenchDatabase(options.postgresUrl);
+      cleanup.add(database.drop);
+    }
+    // The baseline runs first and last: if the machine got busier meanwhile, the two bare rows disagree.
+    const runs = [run('bare, before', BARE, database, options.postgresUrl, workDir)];
+    for (const target of selected) runs.push(run(target.name, target, database, options.postgresUrl, workDir));
+    runs.push(run('bare, after', BARE, database, options.postgresUrl, workDir));
+    for (const targetRun of runs) {
+      process.stderr.write(`${targetRun.label}: ${targetRun.target.description}\n`);
+      measurements.push(...(await measureTarget(targetRun, context)));
+    }
+  } catch (error) {
+    // rmdir removes the directory only when empty: child logs, if any, are kept for the post-mortem.
+    await fs.rmdir(workDir).catch(() => process.stderr.write(`Child logs and data are kept in ${workDir}\n`));
+    throw error;
+  } finally {
+    await cleanup.run();
+  }
+  await removeWorkDir();
+
+  const baseline = baselineRequestsPerSecond(measurements);
+  const report = {
+    command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+    date: startedAt.toISOString(),
+    ...(await describeEnvironment(repoRoot, database?.serverVersion ?? null)),
+    options: { ...options, postgresUrl: undefined }, // the URL may carry a password
+    targets: Object.fromEntries([BARE, ...selected].map((t) => [t.name, t.description])),
+    baselineRequestsPerSecond: Math.round(baseline),
+    measurements,
+  };
+  // A profiled run is slower throughout: its results stay with its profiles, not in place of the plain figures.
+  const resultsFile = profileDir ? path.join(profileDir, 'results.json') : path.join(resultsDir, 'latest.json');
+  await fs.mkdir(path.dirname(resultsFile), { recursive: true });
+  await fs.writeFile(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+
+  const { machine, versions } = report;
+  process.stdout.write(
+    [
+      '',
+      `${report.command} | ${report.date} | ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB`,
+      `Node ${versions.node}, PostgreSQL ${versions.postgres ?? '-'}, PGlite ${versions.pglite}, Fastify ${versions.fastify}`,
+      `service at ${report.service}`,
+      `${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s of warm-up`,
+      'CPU in cores (1.00 = one core busy throughout); µs CPU/req = CPU time per request served',
+      '',
+      renderTable(measurements, baseline),
+      '',
+      options.profile ? `${renderProfiles(measurements)}\n` : '',
+      `Results written to ${resultsFile}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function run(label: string, target: Target, database: BenchDatabase | null, adminUrl: string, workDir: string): TargetRun {
+  if (target.database === 'postgres') {
+    return { label, target, databaseEnv: { DATABASE_URL: database!.url }, postgres: { adminUrl, database: database!.name } };
+  }
+  // A new PGlite data directory per run, inside the scratch directory removed at the end.
+  const databaseEnv: Record<string, string> =
+    target.database === 'pglite' ? { CONNECT_DATA_DIR: path.join(workDir, `pglite-${label}`) } : {};
+  return { label, target, databaseEnv, postgres: null };
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+import { BARE_SCENARIOS, HEALTH, SERVICE_SCENARIOS, type Scenario } from './scenarios.js';
+
+export interface Target {
+  name: string;
+  /** What this target's figures show, printed with the results. */
+  description: string;
+  /** Script the server child runs, relative to the repository root. */
+  entry: string;
+  database: 'none' | 'postgres' | 'pglite';
+  env: Record<string, string>;
+  scenarios: readonly Scenario[];
+}
+
+/** Runs first and last in every run, whatever `--only` says: every other figure is a ratio of it. */
+export const BARE: Target = {
+  name: 'bare',
+  description: 'Fastify 5 hello world, no logging, hooks or database (bench/bare-server.ts)',
+  entry: 'bench/bare-server.ts',
+  database: 'none',
+  env: {},
+  scenarios: BARE_SCENARIOS,
+};
+
+// LOG_LEVEL=warn for the main figures: at info Fastify writes two log lines per request, which on its
+// own costs about a third of the throughput; the postgres-info target keeps that cost visible.
+export const SERVICE_TARGETS: readonly Target[] = [
+  {
+    name: 'postgres',
+    description: 'the service on PostgreSQL (fresh database), LOG_LEVEL=warn, rate-limit counters in PostgreSQL',
+    entry: 'src/main.ts',
+    database: 'postgres',
+    env: { LOG_LEVEL: 'warn' },
+    scenarios: SERVICE_SCENARIOS,
+  },
+  {
+    name: 'postgres-info',
+    description: 'as postgres, with LOG_LEVEL=info: the cost of per-request logging',
+    entry: 'src/main.ts',
+    database: 'postgres',
+    env: { LOG_LEVEL: 'info' },
+    scenarios: [HEALTH],
+  },
+  {
+    name: 'postgres-memlimit',
+    description: 'as postgres, with CONNECT_RATE_LIMIT_STORE=memory: the cost of the shared rate-limit counter',
+    entry: 'src/main.ts',
+    database: 'postgres',
+    env: { LOG_LEVEL: 'warn', CONNECT_RATE_LIMIT_STORE: 'memory' },
+    scenarios: SERVICE_SCENARIOS,
+  },
+  {
+    name: 'pglite',
+    description: 'the service on embedded PGlite (fresh data directory), LOG_LEVEL=warn, in-memory rate limits',
+    entry: 'src/main.ts',
+    database: 'pglite',
+    env: { LOG_LEVEL: 'warn' },
+    scenarios: SERVICE_SCENARIOS,
+  },
+];
