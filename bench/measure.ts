@@ -7,7 +7,7 @@ import { checkAnswers, generateLoad, toRequest } from './load.js';
 import type { BenchOptions } from './options.js';
 import { startProfiling, type ProfileReport } from './profiling.js';
 import type { Scenario } from './scenarios.js';
-import { createPartnerKey } from './service.js';
+import { createFixture, createPartnerKey } from './service.js';
 import type { Target } from './targets.js';
 
 export interface Measurement {
@@ -57,10 +57,12 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
   });
   const stop = context.cleanup.add(server.stop);
   try {
-    const headers: Record<string, string> =
-      run.target.database === 'none' ? {} : { authorization: `Bearer ${await createPartnerKey(server.baseUrl, adminToken)}` };
+    const partnerKey = run.target.database === 'none' ? null : await createPartnerKey(server.baseUrl, adminToken);
+    const headers: Record<string, string> = partnerKey ? { authorization: `Bearer ${partnerKey}` } : {};
+    const fixture = partnerKey && run.target.scenarios.some((s) => s.path.includes('{')) ? await createFixture(server.baseUrl, partnerKey) : {};
     const measurements: Measurement[] = [];
-    for (const scenario of run.target.scenarios) {
+    for (const template of run.target.scenarios) {
+      const scenario = { ...template, path: template.path.replace(/\{(\w+)\}/g, (_, name: string) => fixture[name]!) };
       const measurement = await measureScenario(run, scenario, server, headers, context);
       process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} req/s\n`);
       measurements.push(measurement);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestParams } from 'autocannon';
 
 /**
@@ -8,6 +9,7 @@ import type { RequestParams } from 'autocannon';
 export interface Scenario {
   name: string;
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** May name fixture values, e.g. `{intent_id}`, filled in per target once its fixture exists. */
   path: string;
   body?: string;
   headers?: Record<string, string>;
@@ -23,4 +25,32 @@ export const SERVICE_SCENARIOS: readonly Scenario[] = [
   HEALTH,
   // Filters the catalog by the organization's settings (which the key lookup now joins in) and returns a larger body.
   { name: 'GET /connect/v1/capabilities', method: 'GET', path: '/connect/v1/capabilities' },
+];
+
+/** A fresh Idempotency-Key per request, as a real client sends for each new operation. */
+const freshIdempotencyKey = (request: RequestParams): RequestParams => ({
+  ...request,
+  headers: { ...request.headers, 'idempotency-key': randomUUID() },
+});
+
+/**
+ * Money in (issue 4). The fixture intent asks for a large amount, so every simulated deposit of 0.01 is a
+ * real partial credit (ledger row, balance, intent update, event) rather than a no-op on a completed intent.
+ */
+export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'POST /connect/v1/payment-intents (3 currencies, 12 addresses)',
+    method: 'POST',
+    path: '/connect/v1/payment-intents',
+    body: JSON.stringify({ amount: '100.00', currencies: ['USDC', 'USDT', 'ETH'], metadata: { order: 'bench' } }),
+    perRequest: freshIdempotencyKey,
+  },
+  { name: 'GET /connect/v1/payment-intents/{id}', method: 'GET', path: '/connect/v1/payment-intents/{intent_id}' },
+  { name: 'GET /connect/v1/events', method: 'GET', path: '/connect/v1/events' },
+  {
+    name: 'POST /connect/v1/test/payment-intents/{id}/simulate-deposit (0.01)',
+    method: 'POST',
+    path: '/connect/v1/test/payment-intents/{intent_id}/simulate-deposit',
+    body: JSON.stringify({ amount: '0.01' }),
+  },
 ];

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /** Creates, through the operator API, an active organization and a test key whose rate limit never binds. */
 export async function createPartnerKey(baseUrl: string, adminToken: string): Promise<string> {
   const organization = await post<{ id: string }>(`${baseUrl}/admin/v1/organizations`, adminToken, {
@@ -12,10 +14,27 @@ export async function createPartnerKey(baseUrl: string, adminToken: string): Pro
   return key.key;
 }
 
-async function post<T>(url: string, token: string, body: unknown): Promise<T> {
+/**
+ * What the money-in scenarios read: one intent, with a few deposits so that GET /events has rows. Its amount
+ * is far above what a run can deposit at 0.01 a time, so it stays pending.
+ */
+export async function createFixture(baseUrl: string, partnerKey: string): Promise<Record<string, string>> {
+  const intent = await post<{ id: string }>(
+    `${baseUrl}/connect/v1/payment-intents`,
+    partnerKey,
+    { amount: '100000000', currencies: ['USDC'] },
+    { 'idempotency-key': randomUUID() },
+  );
+  for (let i = 0; i < 60; i++) {
+    await post(`${baseUrl}/connect/v1/test/payment-intents/${intent.id}/simulate-deposit`, partnerKey, { amount: '0.01' });
+  }
+  return { intent_id: intent.id };
+}
+
+async function post<T>(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   const text = await response.text();
