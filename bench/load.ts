@@ -1,14 +1,15 @@
-import autocannon, { type Request, type Result } from 'autocannon';
-import type { Scenario } from './scenarios.js';
+import autocannon, { type Request, type RequestParams, type Result } from 'autocannon';
+import type { Fixture, Scenario } from './scenarios.js';
 
 /** The scenario as autocannon sends it, with the target's headers (its API key) added. */
-export function toRequest(scenario: Scenario, headers: Record<string, string>): Request {
+export function toRequest(scenario: Scenario, headers: Record<string, string>, fixture: Fixture): Request {
+  const { perRequest } = scenario;
   return {
     method: scenario.method,
     path: scenario.path,
     headers: { ...headers, ...scenario.headers, ...(scenario.body ? { 'content-type': 'application/json' } : {}) },
     ...(scenario.body ? { body: scenario.body } : {}),
-    ...(scenario.perRequest ? { setupRequest: scenario.perRequest } : {}),
+    ...(perRequest ? { setupRequest: (request: RequestParams) => perRequest(request, fixture) } : {}),
   };
 }
 

@@ -6,7 +6,9 @@ import { startCpuMeter, waitForQuietMachine, type CpuCores } from './cpu-usage.j
 import { checkAnswers, generateLoad, toRequest } from './load.js';
 import type { BenchOptions } from './options.js';
 import { startProfiling, type ProfileReport } from './profiling.js';
-import type { Scenario } from './scenarios.js';
+import type { Fixture, Scenario } from './scenarios.js';
+
+const NO_FIXTURE: Fixture = { intent_id: '', intent_ids: [] };
 import { createFixture, createPartnerKey } from './service.js';
 import type { Target } from './targets.js';
 
@@ -59,11 +61,12 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
   try {
     const partnerKey = run.target.database === 'none' ? null : await createPartnerKey(server.baseUrl, adminToken);
     const headers: Record<string, string> = partnerKey ? { authorization: `Bearer ${partnerKey}` } : {};
-    const fixture = partnerKey && run.target.scenarios.some((s) => s.path.includes('{')) ? await createFixture(server.baseUrl, partnerKey) : {};
+    const fixture: Fixture =
+      partnerKey && run.target.scenarios.some((s) => s.path.includes('{')) ? await createFixture(server.baseUrl, partnerKey) : NO_FIXTURE;
     const measurements: Measurement[] = [];
     for (const template of run.target.scenarios) {
-      const scenario = { ...template, path: template.path.replace(/\{(\w+)\}/g, (_, name: string) => fixture[name]!) };
-      const measurement = await measureScenario(run, scenario, server, headers, context);
+      const scenario = { ...template, path: template.path.replace('{intent_id}', fixture.intent_id) };
+      const measurement = await measureScenario(run, scenario, server, headers, fixture, context);
       process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} req/s\n`);
       measurements.push(measurement);
     }
@@ -78,9 +81,10 @@ async function measureScenario(
   scenario: Scenario,
   server: ServerProcess,
   headers: Record<string, string>,
+  fixture: Fixture,
   { options, profileDir }: RunContext,
 ): Promise<Measurement> {
-  const request = toRequest(scenario, headers);
+  const request = toRequest(scenario, headers, fixture);
   await checkAnswers(server.baseUrl, request);
   if (options.settle > 0) {
     const { seconds, quiet } = await waitForQuietMachine(options.settle);

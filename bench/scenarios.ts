@@ -13,7 +13,13 @@ export interface Scenario {
   path: string;
   body?: string;
   headers?: Record<string, string>;
-  perRequest?: (request: RequestParams) => RequestParams;
+  perRequest?: (request: RequestParams, fixture: Fixture) => RequestParams;
+}
+
+/** Per-target data the scenarios read: `intent_id` (one intent), `intent_ids` (many, to spread load). */
+export interface Fixture {
+  intent_id: string;
+  intent_ids: string[];
 }
 
 export const BARE_SCENARIOS: readonly Scenario[] = [{ name: 'GET / (hello world)', method: 'GET', path: '/' }];
@@ -48,7 +54,18 @@ export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
   { name: 'GET /connect/v1/payment-intents/{id}', method: 'GET', path: '/connect/v1/payment-intents/{intent_id}' },
   { name: 'GET /connect/v1/events', method: 'GET', path: '/connect/v1/events' },
   {
-    name: 'POST /connect/v1/test/payment-intents/{id}/simulate-deposit (0.01)',
+    name: 'POST /connect/v1/test/payment-intents/{id}/simulate-deposit (0.01, across 64 intents)',
+    method: 'POST',
+    path: '/connect/v1/test/payment-intents/{intent_id}/simulate-deposit',
+    body: JSON.stringify({ amount: '0.01' }),
+    perRequest: (request, fixture) => ({
+      ...request,
+      path: `/connect/v1/test/payment-intents/${fixture.intent_ids[Math.floor(Math.random() * fixture.intent_ids.length)]}/simulate-deposit`,
+    }),
+  },
+  // Credits to one intent take its row lock one after another, by design: this is that ceiling.
+  {
+    name: 'POST /connect/v1/test/payment-intents/{id}/simulate-deposit (0.01, one hot intent)',
     method: 'POST',
     path: '/connect/v1/test/payment-intents/{intent_id}/simulate-deposit',
     body: JSON.stringify({ amount: '0.01' }),
