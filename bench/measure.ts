@@ -9,6 +9,7 @@ import { startProfiling, type ProfileReport } from './profiling.js';
 import type { Fixture, Scenario } from './scenarios.js';
 
 const NO_FIXTURE: Fixture = { intent_id: '', intent_ids: [] };
+import { quietDatabase } from './postgres.js';
 import { createFixture, createPartnerKey } from './service.js';
 import type { Target } from './targets.js';
 
@@ -86,6 +87,7 @@ async function measureScenario(
 ): Promise<Measurement> {
   const request = toRequest(scenario, headers, fixture);
   await checkAnswers(server.baseUrl, request);
+  if (run.postgres) await quietDatabase(run.postgres);
   if (options.settle > 0) {
     const { seconds, quiet } = await waitForQuietMachine(options.settle);
     if (!quiet) process.stderr.write(`  (the machine is still busy after ${seconds} s: measuring anyway, see CPU other)\n`);

@@ -37,3 +37,16 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
     await client.end();
   }
 }
+
+/**
+ * Settles the database before a measurement: a scenario that inserted thousands of rows leaves autovacuum,
+ * auto-analyze and a checkpoint to run, and that work would be billed to the next scenario.
+ */
+export async function quietDatabase(postgres: { adminUrl: string; database: string }): Promise<void> {
+  const url = new URL(postgres.adminUrl);
+  url.pathname = `/${postgres.database}`;
+  await withClient(url.toString(), async (client) => {
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+  });
+}

@@ -23,6 +23,8 @@ export interface CreditResult {
   transaction: TransactionRow;
   /** True when this on-chain output had been credited before: nothing changed. */
   duplicate: boolean;
+  /** The intent as this credit left it, when the address belongs to one (and the credit is new). */
+  intent: IntentRow | null;
 }
 
 const metadataOf = (intent: IntentRow) => intent.metadata ?? {};
@@ -56,16 +58,18 @@ export async function creditDeposit(tx: Sql, deposit: IncomingDeposit): Promise<
   });
   if (!transaction) {
     const existing = await findDepositByIdentity(tx, deposit.network, deposit.txHash, deposit.outputIndex);
-    return { transaction: existing!, duplicate: true };
+    return { transaction: existing!, duplicate: true, intent: null };
   }
 
+  const updated = intent ? await creditIntent(tx, tenant, intent, address, transaction) : null;
+  if (!intent) await recordStandaloneDeposit(tx, tenant, address, transaction);
+  // Last: every deposit of an organization's treasury posts to one balance row, and its lock is held until
+  // commit, so the less that runs after it, the more deposits per second that balance can take.
   await post(tx, { ...tenant, profileId: address.profile_id, asset: address.asset, network: address.network }, transaction.id, transaction.amount);
-  if (intent) await creditIntent(tx, tenant, intent, address, transaction);
-  else await recordStandaloneDeposit(tx, tenant, address, transaction);
-  return { transaction, duplicate: false };
+  return { transaction, duplicate: false, intent: updated };
 }
 
-async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address: AddressRow, transaction: TransactionRow): Promise<void> {
+async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address: AddressRow, transaction: TransactionRow): Promise<IntentRow> {
   // An intent past expiry that the sweeper has not reached yet is expired first, so its events stay in order.
   const intent = effectiveStatus(locked, new Date()) === 'expired' && locked.status === 'pending' ? await expireIntent(tx, locked) : locked;
   const credit = new Decimal(transaction.amount);
@@ -121,6 +125,7 @@ async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address:
       related,
     );
   }
+  return updated;
 }
 
 async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: AddressRow, transaction: TransactionRow): Promise<void> {

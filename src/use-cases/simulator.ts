@@ -6,7 +6,7 @@ import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-ch
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
 import type { Tenant } from '../store/tenancy.js';
-import { creditDeposit } from './deposits.js';
+import { creditDeposit, type CreditResult } from './deposits.js';
 import { loadIntent, type IntentView } from './payment-intents.js';
 
 export interface SimulateIntentDeposit {
@@ -45,8 +45,8 @@ export class DepositSimulator {
       const amount = this.amountFor(input.amount, amountRemaining(new Decimal(intent.amount), new Decimal(intent.amount_received)), currency, target.network);
 
       const seed = `${intent.id}:${intent.deposit_count + 1}`;
-      await this.credit(tx, { id: target.id, network: target.network }, seed, amount);
-      return (await loadIntent(tx, tenant, intent.id))!;
+      const credited = await this.credit(tx, { id: target.id, network: target.network }, seed, amount);
+      return { ...(credited.intent ?? intent), addresses: intent.addresses };
     });
   }
 
@@ -78,9 +78,9 @@ export class DepositSimulator {
     return amount;
   }
 
-  private async credit(tx: Sql, address: { id: string; network: string }, seed: string, amount: Decimal): Promise<void> {
+  private credit(tx: Sql, address: { id: string; network: string }, seed: string, amount: Decimal): Promise<CreditResult> {
     const format = this.catalog.addressFormat(address.network);
-    await creditDeposit(tx, {
+    return creditDeposit(tx, {
       addressId: address.id,
       network: address.network,
       txHash: simulatedTxHash(format, seed),
