@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { DomainError } from '../domain/errors.js';
 
 /** `a,b,c` → values, each checked against `allowed`; an unknown value answers `code` naming the parameter. */
@@ -48,4 +49,14 @@ export function parseBound(raw: string | undefined, param: string, bound: 'lower
     throw new DomainError('invalid_request', `${param} is not a valid date.`, param);
   }
   return instant;
+}
+
+/** The `from`/`to` query parameters every dated list accepts (GET /events, GET /transactions). */
+export const DateRangeQuery = {
+  from: Type.Optional(Type.String({ description: 'Inclusive lower bound on created_at: ISO 8601 date or date-time (UTC if no zone).' })),
+  to: Type.Optional(Type.String({ description: 'Inclusive upper bound on created_at; a bare date covers that whole day.' })),
+};
+
+export function parseDateRange(query: { from?: string; to?: string }): { from: Date | undefined; to: Date | undefined } {
+  return { from: parseBound(query.from, 'from', 'lower'), to: parseBound(query.to, 'to', 'upper') };
 }

@@ -4,7 +4,7 @@ import { EVENT_ID_PATTERN, EVENT_TYPES, isEventType } from '../domain/events.js'
 import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
-import { parseBound, parseList } from '../http/query.js';
+import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
 import { Event, presentEvent } from '../http/resources/event.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
 import { tenantOf } from '../http/tenant.js';
@@ -26,8 +26,7 @@ export function eventRoutes(app: App, { db, cursors }: AppContext): void {
           type: Type.Optional(Type.String({ description: `Comma-separated event types: ${TYPES}.` })),
           related_to: Type.Optional(Type.String({ description: 'UUID of the principal object.' })),
           livemode: Type.Optional(Type.String({ description: 'true or false; omit for both (a key only ever sees its own mode).' })),
-          from: Type.Optional(Type.String({ description: 'Inclusive lower bound on created_at: ISO 8601 date or date-time (UTC if no zone).' })),
-          to: Type.Optional(Type.String({ description: 'Inclusive upper bound on created_at; a bare date covers that whole day.' })),
+          ...DateRangeQuery,
           ...PageQuery,
         }),
         response: { 200: ListEnvelope(Event), ...errorResponses(400, ...PARTNER_ERRORS) },
@@ -43,7 +42,7 @@ export function eventRoutes(app: App, { db, cursors }: AppContext): void {
       if (query.livemode !== undefined && query.livemode !== 'true' && query.livemode !== 'false') {
         throw new DomainError('invalid_request', 'livemode must be true or false.', 'livemode');
       }
-      const filters = { types, relatedTo: query.related_to, from: parseBound(query.from, 'from', 'lower'), to: parseBound(query.to, 'to', 'upper') };
+      const filters = { types, relatedTo: query.related_to, ...parseDateRange(query) };
       const pageRequest = cursors.pageRequest(LIST, query);
       // Sandbox and live never mix: asking a sandbox key for live events (or the reverse) finds none.
       if (query.livemode !== undefined && (query.livemode === 'true') !== (tenant.mode === 'live')) {

@@ -3,12 +3,12 @@ import { DomainError } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
-import { oneOf, parseBound, parseList } from '../http/query.js';
+import { DateRangeQuery, oneOf, parseDateRange, parseList } from '../http/query.js';
 import { presentTransaction, Transaction, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../http/resources/transaction.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
 import { tenantOf } from '../http/tenant.js';
 import { findTransaction, listTransactions } from '../store/ledger.js';
-import { findProfileId } from '../store/profiles.js';
+import { profileFilter } from '../store/profiles.js';
 
 const tags = ['transactions'];
 const LIST = 'transactions';
@@ -25,8 +25,7 @@ export function transactionRoutes(app: App, { db, cursors }: AppContext): void {
           external_ref: Type.Optional(Type.String({ description: "One end user's rows; an unknown ref gives an empty page." })),
           type: Type.Optional(Type.String({ description: `Comma-separated: ${TRANSACTION_TYPES.join(', ')}.` })),
           status: Type.Optional(Type.String({ description: `Comma-separated: ${TRANSACTION_STATUSES.join(', ')}.` })),
-          from: Type.Optional(Type.String({ description: 'Inclusive lower bound on created_at: ISO 8601 date or date-time (UTC if no zone).' })),
-          to: Type.Optional(Type.String({ description: 'Inclusive upper bound on created_at; a bare date covers that whole day.' })),
+          ...DateRangeQuery,
           ...PageQuery,
         }),
         response: { 200: ListEnvelope(Transaction), ...errorResponses(400, ...PARTNER_ERRORS) },
@@ -38,16 +37,11 @@ export function transactionRoutes(app: App, { db, cursors }: AppContext): void {
       const filters = {
         types: parseList(query.type, 'type', oneOf(TRANSACTION_TYPES), TRANSACTION_TYPES.join(', ')),
         statuses: parseList(query.status, 'status', oneOf(TRANSACTION_STATUSES), TRANSACTION_STATUSES.join(', ')),
-        from: parseBound(query.from, 'from', 'lower'),
-        to: parseBound(query.to, 'to', 'upper'),
+        ...parseDateRange(query),
       };
       const pageRequest = cursors.pageRequest(LIST, query);
-      let profileId: string | undefined;
-      if (query.external_ref !== undefined) {
-        const found = await findProfileId(db, tenant.organizationId, tenant.mode, query.external_ref);
-        if (found === null) return { has_more: false, data: [], cursor: null };
-        profileId = found;
-      }
+      const profileId = await profileFilter(db, tenant, query.external_ref);
+      if (profileId === null) return { has_more: false, data: [], cursor: null };
       const page = await listTransactions(db, tenant, { ...filters, profileId }, pageRequest);
       return cursors.envelope(LIST, page, presentTransaction);
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../domain/api-keys.js';
 import type { Sql } from './database.js';
+import type { Tenant } from './tenancy.js';
 
 /**
  * The end user's profile for an external_ref, created on first use. Concurrent first uses race on the
@@ -24,4 +25,13 @@ export async function findProfileId(sql: Sql, organizationId: string, mode: KeyM
     [organizationId, mode, externalRef],
   );
   return row?.id ?? null;
+}
+
+/**
+ * A list's `external_ref` filter as a profile id: undefined when no filter was given, null when the ref was
+ * never used (the list is then empty without a query).
+ */
+export async function profileFilter(sql: Sql, tenant: Tenant, externalRef: string | undefined): Promise<string | null | undefined> {
+  if (externalRef === undefined) return undefined;
+  return findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
 }

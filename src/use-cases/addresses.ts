@@ -7,7 +7,7 @@ import type { CustodyProvider } from '../providers/custody/index.js';
 import { findAddress, insertAddresses, listAddresses, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import type { Page, PageRequest } from '../store/pagination.js';
-import { ensureProfile, findProfileId } from '../store/profiles.js';
+import { ensureProfile, profileFilter } from '../store/profiles.js';
 import type { Tenant } from '../store/tenancy.js';
 import { checkExternalRef } from './payment-intents.js';
 
@@ -78,12 +78,8 @@ export class Addresses {
   }
 
   async list(sql: Sql, tenant: Tenant, filters: AddressListFilters, page: PageRequest): Promise<Page<AddressRow>> {
-    let profileId: string | undefined;
-    if (filters.external_ref !== undefined) {
-      const found = await findProfileId(sql, tenant.organizationId, tenant.mode, filters.external_ref);
-      if (found === null) return { rows: [], hasMore: false };
-      profileId = found;
-    }
+    const profileId = await profileFilter(sql, tenant, filters.external_ref);
+    if (profileId === null) return { rows: [], hasMore: false };
     return listAddresses(sql, tenant, { profileId, asset: filters.asset, network: filters.network }, page);
   }
 }

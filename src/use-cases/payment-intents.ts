@@ -17,7 +17,7 @@ import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
 import type { IntentAddressRow, IntentRow } from '../store/payment-intents.js';
-import { ensureProfile, findProfileId } from '../store/profiles.js';
+import { ensureProfile, profileFilter } from '../store/profiles.js';
 import type { Tenant } from '../store/tenancy.js';
 
 export interface CreateIntentInput {
@@ -132,12 +132,8 @@ export class PaymentIntents {
 
   /** Newest first; an external_ref that never was used lists nothing. */
   async list(sql: Sql, tenant: Tenant, externalRef: string | undefined, page: PageRequest) {
-    let profileId: string | undefined;
-    if (externalRef !== undefined) {
-      const found = await findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
-      if (found === null) return { rows: [] as IntentView[], hasMore: false };
-      profileId = found;
-    }
+    const profileId = await profileFilter(sql, tenant, externalRef);
+    if (profileId === null) return { rows: [] as IntentView[], hasMore: false };
     const result = await intents.listIntents(sql, tenant, profileId, page);
     const addresses = await intents.intentAddresses(sql, result.rows.map((r) => r.id));
     return {
