@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { Catalog } from './domain/catalog.js';
+import { systemClock, type Clock } from './domain/clock.js';
 import type { AppContext } from './http/context.js';
 import { Idempotency } from './http/idempotency.js';
 import { CursorCodec } from './http/pagination.js';
@@ -11,9 +12,11 @@ import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
 import { custodyFor } from './providers/custody/index.js';
 import { Addresses } from './use-cases/addresses.js';
+import { EventLog } from './use-cases/events.js';
 import { OperatorService } from './use-cases/operator.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
 import { DepositSimulator } from './use-cases/simulator.js';
+import { Transactions } from './use-cases/transactions.js';
 
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
 export async function openDatabase(config: Config): Promise<Database> {
@@ -27,7 +30,8 @@ export async function openDatabase(config: Config): Promise<Database> {
   return db;
 }
 
-export async function createContext(config: Config, db: Database): Promise<AppContext> {
+/** `clock` is the business clock (docs/architecture.md); tests pass one they can move. */
+export async function createContext(config: Config, db: Database, clock: Clock = systemClock): Promise<AppContext> {
   const catalog = Catalog.load(config.catalogFile);
   const limiter =
     config.rateLimitStore === 'postgres' && 'pool' in db
@@ -36,13 +40,16 @@ export async function createContext(config: Config, db: Database): Promise<AppCo
   return {
     config,
     db,
+    clock,
     catalog,
     cursors: new CursorCodec(await sharedSecret(db, 'cursor-signing')),
     limiter,
     idempotency: new Idempotency(db, config.docsBaseUrl),
-    operator: new OperatorService(db, catalog),
-    paymentIntents: new PaymentIntents(catalog, custodyFor),
-    addresses: new Addresses(catalog, custodyFor),
-    simulator: new DepositSimulator(db, catalog),
+    operator: new OperatorService(db, catalog, clock),
+    paymentIntents: new PaymentIntents(catalog, custodyFor, clock),
+    addresses: new Addresses(catalog, custodyFor, clock),
+    simulator: new DepositSimulator(db, catalog, clock),
+    transactions: new Transactions(),
+    events: new EventLog(),
   };
 }

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   const stopWorkers = [
     runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), app.log),
-    runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db), app.log),
+    runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), app.log),
   ];
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

@@ -34,7 +34,7 @@ describe('deposit credit: the ledger row', () => {
   it('a credit to an intent address records one confirmed deposit transaction carrying payment_intent_id', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'base');
-    const { transaction, duplicate } = await creditDirect(t, { addressId, network: 'base', amount: '4', txHash: '0xaaa1', fromAddress: '0xsender1' });
+    const { transaction, duplicate } = await creditDirect(t, tenant.organizationId, { addressId, network: 'base', amount: '4', txHash: '0xaaa1', fromAddress: '0xsender1' });
     expect(duplicate).toBe(false);
 
     const res = await t.call(tenant.key, 'GET', `/transactions/${transaction.id}`);
@@ -58,7 +58,7 @@ describe('deposit credit: the ledger row', () => {
 
   it('a credit to a standalone address records a deposit transaction whose payment_intent_id is null', async () => {
     const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'polygon' });
-    const { transaction } = await creditDirect(t, { addressId: address.id, network: 'polygon', amount: '2.5' });
+    const { transaction } = await creditDirect(t, tenant.organizationId, { addressId: address.id, network: 'polygon', amount: '2.5' });
     const row = json<TransactionObject>(await t.call(tenant.key, 'GET', `/transactions/${transaction.id}`));
     expect(row).toMatchObject({ type: 'deposit', status: 'confirmed', amount: '2.5', to_address: address.address, payment_intent_id: null });
   });
@@ -90,14 +90,14 @@ describe('deposit credit: which balance', () => {
   it("a credit to a tenant-treasury standalone address grows the organization's account", async () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum' });
-    await creditDirect(t, { addressId: address.id, network: 'arbitrum', amount: '7' });
+    await creditDirect(t, org.organizationId, { addressId: address.id, network: 'arbitrum', amount: '7' });
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'arbitrum' })).toBe('7');
   });
 
   it("a credit to a per-user standalone address grows that profile's account", async () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum', external_ref: 'user-7' });
-    await creditDirect(t, { addressId: address.id, network: 'arbitrum', amount: '7' });
+    await creditDirect(t, org.organizationId, { addressId: address.id, network: 'arbitrum', amount: '7' });
     const profileId = await profileIdOf(t, org.organizationId, 'user-7');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId, asset: 'USDC', network: 'arbitrum' })).toBe('7');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'arbitrum' })).toBe('0');
@@ -108,8 +108,8 @@ describe('deposit credit: the intent', () => {
   it('amount_received is cumulative, amount_remaining = amount - received, partial_payment true, deposit is THIS credit', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'base');
-    await creditDirect(t, { addressId, network: 'base', amount: '3', txHash: '0xbbb1', fromAddress: '0xfrom1' });
-    await creditDirect(t, { addressId, network: 'base', amount: '2.5', txHash: '0xbbb2', fromAddress: '0xfrom2' });
+    await creditDirect(t, tenant.organizationId, { addressId, network: 'base', amount: '3', txHash: '0xbbb1', fromAddress: '0xfrom1' });
+    await creditDirect(t, tenant.organizationId, { addressId, network: 'base', amount: '2.5', txHash: '0xbbb2', fromAddress: '0xfrom2' });
 
     const read = await getIntent(t, tenant.key, intent.id);
     expect(read).toMatchObject({ status: 'pending', amount_received: 5.5, amount_remaining: 4.5, partial_payment: true, completed_at: null });
@@ -165,7 +165,7 @@ describe('deposit credit: events', () => {
   it('a deposit to a standalone address writes address.deposit.received (related_to the address) and never the intent events', async () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
-    await creditDirect(t, { addressId: address.id, network: 'base', amount: '9' });
+    await creditDirect(t, org.organizationId, { addressId: address.id, network: 'base', amount: '9' });
     const events = await listPage(t, org.key, '/events');
     expect(events.data).toHaveLength(1);
     expect(events.data[0]).toMatchObject({ type: 'address.deposit.received', related_to: address.id, related_to_kind: 'address' });
@@ -178,13 +178,13 @@ describe('deposit credit: replay by on-chain identity', () => {
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
     const deposit = { addressId, network: 'solana', amount: '3', txHash: 'replayed-hash-1', outputIndex: 2 };
-    const first = await creditDirect(t, deposit);
+    const first = await creditDirect(t, org.organizationId, deposit);
     expect(first.duplicate).toBe(false);
     const account = { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' };
     const intentBefore = await getIntent(t, org.key, intent.id);
     const eventsBefore = await eventsOf(t, org.key, intent.id);
 
-    const again = await creditDirect(t, deposit);
+    const again = await creditDirect(t, org.organizationId, deposit);
     expect(again.duplicate).toBe(true);
     expect(again.transaction.id).toBe(first.transaction.id);
     expect(await balanceOf(t, account)).toBe('3');
@@ -196,8 +196,8 @@ describe('deposit credit: replay by on-chain identity', () => {
   it('the same tx hash at another output index is a different deposit and is credited', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
-    await creditDirect(t, { addressId, network: 'solana', amount: '1', txHash: 'multi-output-hash', outputIndex: 0 });
-    const second = await creditDirect(t, { addressId, network: 'solana', amount: '1', txHash: 'multi-output-hash', outputIndex: 1 });
+    await creditDirect(t, tenant.organizationId, { addressId, network: 'solana', amount: '1', txHash: 'multi-output-hash', outputIndex: 0 });
+    const second = await creditDirect(t, tenant.organizationId, { addressId, network: 'solana', amount: '1', txHash: 'multi-output-hash', outputIndex: 1 });
     expect(second.duplicate).toBe(false);
     expect((await getIntent(t, tenant.key, intent.id)).amount_received).toBe(2);
     expect(await transactionsOfIntent(intent.id)).toHaveLength(2);
@@ -209,7 +209,7 @@ describe('deposit credit: concurrent replays (PostgreSQL)', () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
     const deposit = { addressId: address.id, network: 'base', amount: '5', txHash: `0x${address.id.replaceAll('-', '')}`, outputIndex: 0 };
-    const results = await Promise.all(Array.from({ length: 10 }, () => creditDirect(t, deposit)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => creditDirect(t, org.organizationId, deposit)));
     expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
     expect(new Set(results.map((r) => r.transaction.id)).size).toBe(1);
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'base' })).toBe('5');
@@ -226,7 +226,7 @@ describe('deposit credit: money after completion', () => {
     expect(completed.status).toBe('completed');
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
 
-    const late = await creditDirect(t, { addressId, network: 'solana', amount: '2', txHash: 'late-hash', fromAddress: 'late-sender' });
+    const late = await creditDirect(t, org.organizationId, { addressId, network: 'solana', amount: '2', txHash: 'late-hash', fromAddress: 'late-sender' });
     expect(late.duplicate).toBe(false);
 
     const after = await getIntent(t, org.key, intent.id);

@@ -47,9 +47,9 @@ describe('intent expiry', () => {
   it('the sweeper persists status expired and writes exactly one payment_intent.expired event; a second sweep writes none', async () => {
     const intent = await createIntent(t, tenant.key);
     await pastDue(intent.id);
-    expect(await expireDueIntents(t.db)).toBeGreaterThanOrEqual(1);
+    expect(await expireDueIntents(t.db, t.ctx.clock)).toBeGreaterThanOrEqual(1);
     expect(await storedStatus(intent.id)).toBe('expired');
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
 
     const events = await expiredEvents(tenant.key, intent.id);
     expect(events).toHaveLength(1);
@@ -66,21 +66,21 @@ describe('intent expiry', () => {
 
     const beforeSweep = await getIntent(t, tenant.key, intent.id);
     expect(beforeSweep).toMatchObject({ status: 'expired', amount_received: 4, amount_remaining: 6, partial_payment: false });
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
     const afterSweep = await getIntent(t, tenant.key, intent.id);
     expect(afterSweep).toMatchObject({ status: 'expired', amount_received: 4, amount_remaining: 6, partial_payment: false, completed_at: null });
-    expect((await expiredEvents(tenant.key, intent.id))[0]!.data).toMatchObject({ amount_received: 4 });
+    expect((await expiredEvents(tenant.key, intent.id))[0]!.data).toMatchObject({ amount_received: '4', amount: '10' });
   });
 
   it('a deposit credited to an expired intent is recorded (transaction, balance, amount_received) and the intent stays expired', async () => {
     const org = await createTenant(t);
     const intent = await createIntent(t, org.key);
     await pastDue(intent.id);
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
 
     // The full amount: even this does not complete an expired intent.
-    const { transaction, duplicate } = await creditDirect(t, { addressId, network: 'solana', amount: '10' });
+    const { transaction, duplicate } = await creditDirect(t, org.organizationId, { addressId, network: 'solana', amount: '10' });
     expect(duplicate).toBe(false);
     const row = json<TransactionObject>(await t.call(org.key, 'GET', `/transactions/${transaction.id}`));
     expect(row).toMatchObject({ type: 'deposit', status: 'confirmed', amount: '10', payment_intent_id: intent.id });
@@ -98,9 +98,9 @@ describe('intent expiry', () => {
     const intent = await createIntent(t, tenant.key);
     await pastDue(intent.id);
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
-    await creditDirect(t, { addressId, network: 'solana', amount: '3' });
+    await creditDirect(t, tenant.organizationId, { addressId, network: 'solana', amount: '3' });
     expect(await storedStatus(intent.id)).toBe('expired');
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
 
     const events = await eventsInOrder(t, tenant.key, intent.id);
     expect(events.map((e) => e.type)).toEqual(['payment_intent.expired', 'payment_intent.payment_received']);
@@ -111,14 +111,14 @@ describe('intent expiry', () => {
     const intent = await createIntent(t, tenant.key);
     const completed = await simulate(t, tenant.key, intent.id);
     await pastDue(intent.id);
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
     expect(await getIntent(t, tenant.key, intent.id)).toMatchObject({ status: 'completed', completed_at: completed.completed_at });
     expect(await expiredEvents(tenant.key, intent.id)).toHaveLength(0);
   });
 
   it('an intent not yet due is left pending by the sweeper', async () => {
     const intent = await createIntent(t, tenant.key);
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
     expect(await storedStatus(intent.id)).toBe('pending');
     expect(await countRows(t, "SELECT 1 FROM events WHERE related_to = $1 AND type = 'payment_intent.expired'", [intent.id])).toBe(0);
   });
@@ -134,12 +134,12 @@ describe('intent expiry', () => {
     }
     const sibling = t.testDb.openSibling();
     await Promise.all([
-      expireDueIntents(t.db),
-      expireDueIntents(sibling),
-      ...addressIds.map((addressId) => creditDirect(t, { addressId, network: 'solana', amount: '2' })),
-      expireDueIntents(sibling),
+      expireDueIntents(t.db, t.ctx.clock),
+      expireDueIntents(sibling, t.ctx.clock),
+      ...addressIds.map((addressId) => creditDirect(t, org.organizationId, { addressId, network: 'solana', amount: '2' })),
+      expireDueIntents(sibling, t.ctx.clock),
     ]);
-    await expireDueIntents(t.db);
+    await expireDueIntents(t.db, t.ctx.clock);
 
     for (const intent of intents) {
       const events = await eventsInOrder(t, org.key, intent.id);

@@ -56,11 +56,22 @@ describe('operator API: organizations', () => {
     expect(renamed).toMatchObject({ name: 'Acme 2', settings: { intent_ttl_seconds: 900 } });
   });
 
-  it('an intent_ttl_seconds out of range is 400 invalid_request naming the setting', async () => {
+  it('an intent_ttl_seconds out of range (below 1 s, above 30 days) is 400 invalid_request naming the setting', async () => {
     const org = await createOrg();
-    const res = await t.admin('PATCH', `/organizations/${org.id}`, { settings: { intent_ttl_seconds: 10 } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: 'invalid_request', param: 'settings.intent_ttl_seconds' });
+    for (const ttl of [0, 2_592_001]) {
+      const res = await t.admin('PATCH', `/organizations/${org.id}`, { settings: { intent_ttl_seconds: ttl } });
+      expect(res.statusCode, `ttl ${ttl}`).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'invalid_request', param: 'settings.intent_ttl_seconds' });
+    }
+  });
+
+  it('intent_ttl_seconds accepts 1 s and 30 days, the bounds, so that expiry can be watched in seconds', async () => {
+    const org = await createOrg();
+    for (const ttl of [1, 2_592_000]) {
+      const res = await t.admin('PATCH', `/organizations/${org.id}`, { settings: { intent_ttl_seconds: ttl } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().settings.intent_ttl_seconds).toBe(ttl);
+    }
   });
 
   it('a disabled pair outside the catalog is 400 catalog_invalid', async () => {

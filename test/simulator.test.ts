@@ -244,7 +244,7 @@ describe('simulate-deposit on a standalone address', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'address.deposit.received', related_to: address.id, related_to_kind: 'address' });
     expect(events[0]!.data).toMatchObject({
-      amount: 7.5,
+      amount: '7.5',
       currency: 'USDC',
       network: 'base',
       address_receiver: address.address,
@@ -325,7 +325,7 @@ describe('simulate-deposit under concurrency (PostgreSQL)', () => {
     const intent = await createIntent(t, org.key, { amount: '100', currencies: ['USDC'] });
     const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => creditDirect(t, { addressId, network: 'solana', amount: '3', txHash: `${intent.id}-concurrent-${i}` })),
+      Array.from({ length: 50 }, (_, i) => creditDirect(t, org.organizationId, { addressId, network: 'solana', amount: '3', txHash: `${intent.id}-concurrent-${i}` })),
     );
     expect(results.filter((r) => r.duplicate)).toHaveLength(0);
 

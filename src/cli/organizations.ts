@@ -48,7 +48,7 @@ export function organizationCommands(program: Command, run: RunVerb): void {
     .argument('<id>', 'organization id')
     .option('--name <name>', 'new display name')
     .addOption(statusOption())
-    .option('--intent-ttl-seconds <n>', 'payment intent lifetime, 60 s to 30 days', integer)
+    .option('--intent-ttl-seconds <n>', 'payment intent lifetime, 1 s to 30 days', integer)
     .option('--disable-pair <ASSET:network...>', 'the complete list of disabled pairs (replaces the current one)', pair)
     .addOption(new Option('--clear-disabled-pairs', 'enable every catalog pair again').conflicts('disablePair'))
     .action((id: string, options: UpdateOptions) => {

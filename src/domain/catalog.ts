@@ -33,6 +33,7 @@ export const AssetSchema = Type.Object(
   {
     code: Type.String({ pattern: '^[A-Z0-9]{2,10}$' }),
     name: Type.String(),
+    max_amount: Type.String({ ...DecimalString, description: 'Largest amount one request may name (intent, deposit simulation), decimal string.' }),
     networks: Type.Array(AssetNetworkSchema, { description: 'In priority order: intents expand in this order.' }),
   },
   { additionalProperties: false },
@@ -95,6 +96,10 @@ export class Catalog {
   activeNetworks(settings: OrganizationSettings, asset: string): AssetNetwork[] {
     const entry = this.data.assets.find((a) => a.code === asset);
     return (entry?.networks ?? []).filter((n) => n.active && !isPairDisabled(settings, { asset, network: n.network }));
+  }
+
+  asset(code: string): Asset | undefined {
+    return this.data.assets.find((a) => a.code === code);
   }
 
   pair(asset: string, network: string): AssetNetwork | undefined {

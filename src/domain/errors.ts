@@ -45,3 +45,6 @@ export class DomainError extends Error {
     this.name = 'DomainError';
   }
 }
+
+/** A missing resource, worded alike everywhere; another tenant's resource gets exactly the same answer. */
+export const notFound = (what: string, param = 'id') => new DomainError('resource_not_found', `No ${what} with that id.`, param);

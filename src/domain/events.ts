@@ -19,9 +19,9 @@ export function isEventType(value: string): value is EventType {
 
 const nextUlid = monotonicFactory();
 
-/** `evt_` + a ULID, monotonic within a millisecond, and the time encoded in it (the event's created_at). */
-export function newEventId(now = Date.now()): { id: string; createdAt: Date } {
-  return { id: `evt_${nextUlid(now)}`, createdAt: new Date(now) };
+/** `evt_` + a ULID from the business clock's `now` (also the event's created_at), monotonic within a millisecond. */
+export function newEventId(now: Date): string {
+  return `evt_${nextUlid(now.getTime())}`;
 }
 
 export const EVENT_ID_PATTERN = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -14,7 +14,8 @@ export interface OrganizationSettings {
 }
 
 export const DEFAULT_SETTINGS: OrganizationSettings = { intent_ttl_seconds: 3600, disabled_pairs: [] };
-export const MIN_INTENT_TTL_SECONDS = 60;
+/** As short as one second, so that expiry can be watched in sandbox without waiting. */
+export const MIN_INTENT_TTL_SECONDS = 1;
 export const MAX_INTENT_TTL_SECONDS = 30 * 24 * 3600;
 
 export function isPairDisabled(settings: OrganizationSettings, pair: AssetNetworkPair): boolean {

@@ -74,8 +74,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
 
   await app.register(
     async (partner: App) => {
-      partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter));
-      healthRoutes(partner);
+      partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter, ctx.clock));
+      healthRoutes(partner, ctx);
       capabilitiesRoutes(partner, ctx);
       paymentIntentRoutes(partner, ctx);
       addressRoutes(partner, ctx);

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkAuthorization, checkCredential } from '../domain/access.js';
 import { hashApiKey, parseApiKey } from '../domain/api-keys.js';
+import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import { findCaller } from '../store/api-keys.js';
 import type { Database } from '../store/database.js';
@@ -24,7 +25,7 @@ const authenticationRequired = () =>
  * routes (400, decided before any storage is touched), key lookup (401), rate limit (429), organization
  * status and scope (403). A live key on a /test route is answered as if the route did not exist.
  */
-export function partnerAuthentication(db: Database, limiter: KeyRateLimiter) {
+export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, clock: Clock) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const contract = request.routeOptions.config;
     const token = bearerToken(request);
@@ -39,7 +40,7 @@ export function partnerAuthentication(db: Database, limiter: KeyRateLimiter) {
       );
     }
     const caller = await findCaller(db, hashApiKey(token));
-    checkCredential(caller, new Date());
+    checkCredential(caller, clock.now());
 
     const budget = await limiter.consume(caller.keyId, caller.rateLimitRps);
     reply.header('ratelimit-limit', budget.limit);

@@ -2,11 +2,14 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
+import type { Clock } from '../domain/clock.js';
 import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
+import type { EventLog } from '../use-cases/events.js';
 import type { OperatorService } from '../use-cases/operator.js';
 import type { PaymentIntents } from '../use-cases/payment-intents.js';
 import type { DepositSimulator } from '../use-cases/simulator.js';
+import type { Transactions } from '../use-cases/transactions.js';
 import type { Idempotency } from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { KeyRateLimiter } from './rate-limit.js';
@@ -15,6 +18,7 @@ import type { KeyRateLimiter } from './rate-limit.js';
 export interface AppContext {
   config: Config;
   db: Database;
+  clock: Clock;
   catalog: Catalog;
   cursors: CursorCodec;
   limiter: KeyRateLimiter;
@@ -23,6 +27,8 @@ export interface AppContext {
   paymentIntents: PaymentIntents;
   addresses: Addresses;
   simulator: DepositSimulator;
+  transactions: Transactions;
+  events: EventLog;
 }
 
 export type App = FastifyInstance<

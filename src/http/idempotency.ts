@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { Database, Sql } from '../store/database.js';
-import { claimIdempotencyKey, storeIdempotentResponse, type IdempotencyScope, type StoredResponse } from '../store/idempotency.js';
+import {
+  claimIdempotencyKey,
+  findIdempotentResponse,
+  storeIdempotentResponse,
+  type IdempotencyScope,
+  type StoredResponse,
+} from '../store/idempotency.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -42,6 +48,13 @@ export interface OperationResult {
   body: unknown;
 }
 
+/**
+ * An IDEM route's work in two steps. The first runs outside any transaction: validation and calls to
+ * providers (custody), which must never hold a database transaction open. It returns the second step,
+ * which writes everything in the transaction that also claims the key and stores the answer.
+ */
+export type Operation = () => Promise<(tx: Sql) => Promise<OperationResult>>;
+
 interface Outcome {
   replayed: boolean;
   status: number;
@@ -55,12 +68,16 @@ class StorableFailure extends Error {
   }
 }
 
+const isStorable = (error: unknown): error is DomainError => error instanceof DomainError && ERROR_HTTP[error.code].status < 500;
+
 /**
- * Runs an IDEM route's operation. The key is claimed, the operation runs and its response is stored in
- * one transaction, so concurrent requests with one key run the operation once and a crash leaves either
- * everything or nothing. Business errors (4xx) are stored and replayed like successes: their operation's
- * writes are rolled back and the error is recorded in a transaction of its own. A 5xx stores nothing, so a
- * retry runs the operation again.
+ * Runs an IDEM route's operation. An answer already stored under the key is replayed before any work is
+ * done. Otherwise the outside step runs, then the key is claimed, the writes run and the answer is stored in
+ * one transaction, so concurrent requests with one key write once and a crash leaves everything or nothing
+ * (a concurrent twin may repeat the outside step; its result is discarded and the winner's answer replayed).
+ * Business errors (4xx) are stored and replayed like successes: their writes are rolled back and the error is
+ * recorded in a transaction of its own. A 5xx (a failing provider included) stores nothing, so a retry runs
+ * the operation again.
  */
 export class Idempotency {
   constructor(
@@ -68,31 +85,37 @@ export class Idempotency {
     private readonly docsBaseUrl: string,
   ) {}
 
-  async run(request: FastifyRequest, reply: FastifyReply, operation: (tx: Sql) => Promise<OperationResult>): Promise<FastifyReply> {
+  async run(request: FastifyRequest, reply: FastifyReply, operation: Operation): Promise<FastifyReply> {
     const caller = request.caller!;
     const scope: IdempotencyScope = { organizationId: caller.organizationId, mode: caller.mode, key: readIdempotencyKey(request)! };
     const hash = requestHash(request);
-    let outcome: Outcome;
+    const earlier = await findIdempotentResponse(this.db, scope);
+    const outcome = earlier ? replay(earlier, hash) : await this.execute(reply, scope, hash, operation);
+    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+  }
+
+  private async execute(reply: FastifyReply, scope: IdempotencyScope, hash: string, operation: Operation): Promise<Outcome> {
     try {
-      outcome = await this.db.transaction(async (tx) => {
+      const write = await operation();
+      return await this.db.transaction(async (tx) => {
         const held = await claimIdempotencyKey(tx, scope, hash, IDEMPOTENCY_TTL_SECONDS);
         if (held) return replay(held, hash);
         let result: OperationResult;
         try {
-          result = await operation(tx);
+          result = await write(tx);
         } catch (error) {
-          throw error instanceof DomainError && ERROR_HTTP[error.code].status < 500 ? new StorableFailure(error) : error;
+          throw isStorable(error) ? new StorableFailure(error) : error;
         }
         const body = reply.code(result.status).serialize(result.body) as string;
         await storeIdempotentResponse(tx, scope, result.status, body);
         return { replayed: false, status: result.status, body };
       });
     } catch (error) {
-      if (!(error instanceof StorableFailure)) throw error;
-      outcome = await this.storeFailure(scope, hash, error.failure);
+      if (error instanceof StorableFailure) return this.storeFailure(scope, hash, error.failure);
+      if (isStorable(error) && error.code !== 'idempotency_conflict') return this.storeFailure(scope, hash, error);
+      throw error;
     }
-    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
   }
 
   private storeFailure(scope: IdempotencyScope, hash: string, failure: DomainError): Promise<Outcome> {

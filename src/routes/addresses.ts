@@ -3,7 +3,7 @@ import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { Address, CreateAddressBody, presentAddress } from '../http/resources/address.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import { tenantOf } from '../http/tenant.js';
+import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['addresses'];
 const LIST = 'addresses';
@@ -22,7 +22,10 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async (tx) => ({ status: 201, body: presentAddress(await addresses.create(tx, request.caller!, request.body)) })),
+      idempotency.run(request, reply, async () => {
+        const prepared = await addresses.prepare(request.caller!, request.body);
+        return async (tx) => ({ status: 201, body: presentAddress(await addresses.record(tx, prepared)) });
+      }),
   );
 
   app.get(
@@ -43,7 +46,7 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
       },
     },
     async (request) => {
-      const page = await addresses.list(db, tenantOf(request), request.query, cursors.pageRequest(LIST, request.query));
+      const page = await addresses.list(db, tenantOf(request.caller!), request.query, cursors.pageRequest(LIST, request.query));
       return cursors.envelope(LIST, page, presentAddress);
     },
   );
@@ -59,6 +62,6 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
         response: { 200: Address, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => presentAddress(await addresses.get(db, tenantOf(request), request.params.address_id)),
+    async (request) => presentAddress(await addresses.get(db, tenantOf(request.caller!), request.params.address_id)),
   );
 }

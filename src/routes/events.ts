@@ -1,20 +1,19 @@
 import { Type } from 'typebox';
 import { DomainError } from '../domain/errors.js';
-import { EVENT_ID_PATTERN, EVENT_TYPES, isEventType } from '../domain/events.js';
+import { EVENT_TYPES, isEventType } from '../domain/events.js';
 import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
 import { Event, presentEvent } from '../http/resources/event.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import { tenantOf } from '../http/tenant.js';
-import { findEvent, listEvents } from '../store/events.js';
+import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['events'];
 const LIST = 'events';
 const TYPES = Object.keys(EVENT_TYPES).join(', ');
 
-export function eventRoutes(app: App, { db, cursors }: AppContext): void {
+export function eventRoutes(app: App, { db, cursors, events }: AppContext): void {
   app.get(
     '/events',
     {
@@ -33,7 +32,7 @@ export function eventRoutes(app: App, { db, cursors }: AppContext): void {
       },
     },
     async (request) => {
-      const tenant = tenantOf(request);
+      const tenant = tenantOf(request.caller!);
       const { query } = request;
       const types = parseList(query.type, 'type', isEventType, TYPES, 'invalid_type');
       if (query.related_to !== undefined && !isUuid(query.related_to)) {
@@ -48,7 +47,7 @@ export function eventRoutes(app: App, { db, cursors }: AppContext): void {
       if (query.livemode !== undefined && (query.livemode === 'true') !== (tenant.mode === 'live')) {
         return { has_more: false, data: [], cursor: null };
       }
-      return cursors.envelope(LIST, await listEvents(db, tenant, filters, pageRequest), presentEvent);
+      return cursors.envelope(LIST, await events.list(db, tenant, filters, pageRequest), presentEvent);
     },
   );
 
@@ -64,11 +63,6 @@ export function eventRoutes(app: App, { db, cursors }: AppContext): void {
         response: { 200: Event, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => {
-      const id = request.params.event_id;
-      const row = EVENT_ID_PATTERN.test(id) ? await findEvent(db, tenantOf(request), id) : null;
-      if (!row) throw new DomainError('event_not_found', 'No event with that id.', 'event_id');
-      return presentEvent(row);
-    },
+    async (request) => presentEvent(await events.get(db, tenantOf(request.caller!), request.params.event_id)),
   );
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ORGANIZATION_STATUSES } from '../domain/organizations.js';
-import type { App } from '../http/context.js';
+import type { App, AppContext } from '../http/context.js';
 import { errorResponses, isoOrNull, NullableTimestamp, PARTNER_ERRORS, Timestamp, Uuid } from '../http/schemas.js';
 
 const Health = Type.Object({
@@ -17,7 +17,7 @@ const Health = Type.Object({
   server_time: Timestamp,
 });
 
-export function healthRoutes(app: App): void {
+export function healthRoutes(app: App, { clock }: AppContext): void {
   app.get(
     '/health',
     {
@@ -39,7 +39,7 @@ export function healthRoutes(app: App): void {
         key_expires_at: isoOrNull(caller.expiresAt),
         organization: { id: caller.organizationId, status: caller.organizationStatus },
         api_version: 'v1' as const,
-        server_time: new Date().toISOString(),
+        server_time: clock.now().toISOString(),
       };
     },
   );

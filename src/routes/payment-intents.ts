@@ -1,17 +1,14 @@
 import { Type } from 'typebox';
-import { DomainError } from '../domain/errors.js';
-import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
-import { tenantOf } from '../http/tenant.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import { loadIntent } from '../use-cases/payment-intents.js';
+import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['payment intents'];
 const LIST = 'payment_intents';
 
-export function paymentIntentRoutes(app: App, { db, cursors, idempotency, paymentIntents }: AppContext): void {
+export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency, paymentIntents }: AppContext): void {
   app.post(
     '/payment-intents',
     {
@@ -25,7 +22,10 @@ export function paymentIntentRoutes(app: App, { db, cursors, idempotency, paymen
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async (tx) => ({ status: 201, body: presentIntent(await paymentIntents.create(tx, request.caller!, request.body)) })),
+      idempotency.run(request, reply, async () => {
+        const prepared = await paymentIntents.prepare(request.caller!, request.body);
+        return async (tx) => ({ status: 201, body: presentIntent(await paymentIntents.record(tx, prepared), clock.now()) });
+      }),
   );
 
   app.get(
@@ -40,8 +40,8 @@ export function paymentIntentRoutes(app: App, { db, cursors, idempotency, paymen
       },
     },
     async (request) => {
-      const page = await paymentIntents.list(db, tenantOf(request), request.query.external_ref, cursors.pageRequest(LIST, request.query));
-      const now = new Date();
+      const page = await paymentIntents.list(db, tenantOf(request.caller!), request.query.external_ref, cursors.pageRequest(LIST, request.query));
+      const now = clock.now();
       return cursors.envelope(LIST, page, (view) => presentIntent(view, now));
     },
   );
@@ -57,12 +57,6 @@ export function paymentIntentRoutes(app: App, { db, cursors, idempotency, paymen
         response: { 200: PaymentIntent, ...errorResponses(400, 404, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => {
-      const id = request.params.payment_intent_id;
-      if (!isUuid(id)) throw new DomainError('invalid_payment_intent_id', 'The payment intent id must be a UUID.', 'payment_intent_id');
-      const view = await loadIntent(db, tenantOf(request), id);
-      if (!view) throw new DomainError('resource_not_found', 'No payment intent with that id.', 'payment_intent_id');
-      return presentIntent(view);
-    },
+    async (request) => presentIntent(await paymentIntents.get(db, tenantOf(request.caller!), request.params.payment_intent_id), clock.now()),
   );
 }

@@ -1,21 +1,21 @@
 import { Type } from 'typebox';
+import { notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
-import { DomainError } from '../domain/errors.js';
 import type { App, AppContext } from '../http/context.js';
 import { Address, presentAddress } from '../http/resources/address.js';
 import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import { tenantOf } from '../http/tenant.js';
+import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['sandbox'];
 const Amount = Type.Union([Type.String(), Type.Number()], { description: 'Decimal string preferred.' });
 
 const checkId = (id: string, what: string) => {
-  if (!isUuid(id)) throw new DomainError('resource_not_found', `No ${what} with that id.`, 'id');
+  if (!isUuid(id)) throw notFound(what);
 };
 
 /** Sandbox helpers: only sandbox keys see them; a live key is answered as if they did not exist. */
-export function sandboxRoutes(app: App, { simulator }: AppContext): void {
+export function sandboxRoutes(app: App, { clock, simulator }: AppContext): void {
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
@@ -40,7 +40,7 @@ export function sandboxRoutes(app: App, { simulator }: AppContext): void {
     },
     async (request) => {
       checkId(request.params.id, 'payment intent');
-      return presentIntent(await simulator.simulateIntentDeposit(tenantOf(request), request.params.id, request.body));
+      return presentIntent(await simulator.simulateIntentDeposit(tenantOf(request.caller!), request.params.id, request.body), clock.now());
     },
   );
 
@@ -58,7 +58,7 @@ export function sandboxRoutes(app: App, { simulator }: AppContext): void {
     },
     async (request) => {
       checkId(request.params.id, 'address');
-      return presentAddress(await simulator.simulateAddressDeposit(tenantOf(request), request.params.id, request.body));
+      return presentAddress(await simulator.simulateAddressDeposit(tenantOf(request.caller!), request.params.id, request.body));
     },
   );
 }

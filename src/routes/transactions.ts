@@ -1,19 +1,16 @@
 import { Type } from 'typebox';
-import { DomainError } from '../domain/errors.js';
-import { isUuid } from '../domain/ids.js';
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../domain/transactions.js';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { DateRangeQuery, oneOf, parseDateRange, parseList } from '../http/query.js';
-import { presentTransaction, Transaction, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../http/resources/transaction.js';
+import { presentTransaction, Transaction } from '../http/resources/transaction.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import { tenantOf } from '../http/tenant.js';
-import { findTransaction, listTransactions } from '../store/ledger.js';
-import { profileFilter } from '../store/profiles.js';
+import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['transactions'];
 const LIST = 'transactions';
 
-export function transactionRoutes(app: App, { db, cursors }: AppContext): void {
+export function transactionRoutes(app: App, { db, cursors, transactions }: AppContext): void {
   app.get(
     '/transactions',
     {
@@ -32,17 +29,14 @@ export function transactionRoutes(app: App, { db, cursors }: AppContext): void {
       },
     },
     async (request) => {
-      const tenant = tenantOf(request);
       const { query } = request;
       const filters = {
+        externalRef: query.external_ref,
         types: parseList(query.type, 'type', oneOf(TRANSACTION_TYPES), TRANSACTION_TYPES.join(', ')),
         statuses: parseList(query.status, 'status', oneOf(TRANSACTION_STATUSES), TRANSACTION_STATUSES.join(', ')),
         ...parseDateRange(query),
       };
-      const pageRequest = cursors.pageRequest(LIST, query);
-      const profileId = await profileFilter(db, tenant, query.external_ref);
-      if (profileId === null) return { has_more: false, data: [], cursor: null };
-      const page = await listTransactions(db, tenant, { ...filters, profileId }, pageRequest);
+      const page = await transactions.list(db, tenantOf(request.caller!), filters, cursors.pageRequest(LIST, query));
       return cursors.envelope(LIST, page, presentTransaction);
     },
   );
@@ -58,11 +52,6 @@ export function transactionRoutes(app: App, { db, cursors }: AppContext): void {
         response: { 200: Transaction, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => {
-      const id = request.params.transaction_id;
-      const row = isUuid(id) ? await findTransaction(db, tenantOf(request), id) : null;
-      if (!row) throw new DomainError('resource_not_found', 'No transaction with that id.', 'transaction_id');
-      return presentTransaction(row);
-    },
+    async (request) => presentTransaction(await transactions.get(db, tenantOf(request.caller!), request.params.transaction_id)),
   );
 }

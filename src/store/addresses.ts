@@ -20,22 +20,28 @@ export interface AddressRow {
 const COLUMNS =
   'id, organization_id, mode, profile_id, external_ref, payment_intent_id, asset, network, address, memo, label, created_at';
 
-export type NewAddress = Omit<AddressRow, 'created_at'> & { position: number };
+/** A standalone address (intent addresses are inserted with their intent). */
+export type NewAddress = Omit<AddressRow, 'payment_intent_id'>;
 
-export async function insertAddresses(tx: Sql, addresses: NewAddress[]): Promise<AddressRow[]> {
-  const fields = ['id', 'organization_id', 'mode', 'profile_id', 'external_ref', 'payment_intent_id', 'position', 'asset', 'network', 'address', 'memo', 'label'] as const;
-  const params: unknown[] = [];
-  const tuples = addresses.map((address) => {
-    const placeholders = fields.map((field) => {
-      params.push(address[field]);
-      return `$${params.length}`;
-    });
-    return `(${placeholders.join(', ')})`;
-  });
-  return tx.query<AddressRow>(
-    `INSERT INTO deposit_addresses (${fields.join(', ')}) VALUES ${tuples.join(', ')} RETURNING ${COLUMNS}`,
-    params,
+export async function insertAddress(tx: Sql, address: NewAddress): Promise<AddressRow> {
+  const [row] = await tx.query<AddressRow>(
+    `INSERT INTO deposit_addresses (id, organization_id, mode, profile_id, external_ref, asset, network, address, memo, label, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+    [
+      address.id,
+      address.organization_id,
+      address.mode,
+      address.profile_id,
+      address.external_ref,
+      address.asset,
+      address.network,
+      address.address,
+      address.memo,
+      address.label,
+      address.created_at,
+    ],
   );
+  return row!;
 }
 
 export async function findAddress(sql: Sql, tenant: Tenant, id: string, lock = false): Promise<AddressRow | null> {
@@ -43,12 +49,6 @@ export async function findAddress(sql: Sql, tenant: Tenant, id: string, lock = f
     `SELECT ${COLUMNS} FROM deposit_addresses WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
     [id, tenant.organizationId, tenant.mode],
   );
-  return row ?? null;
-}
-
-/** By id alone, for deposit credits: the address is how an incoming deposit finds its tenant. */
-export async function findAddressById(sql: Sql, id: string): Promise<AddressRow | null> {
-  const [row] = await sql.query<AddressRow>(`SELECT ${COLUMNS} FROM deposit_addresses WHERE id = $1`, [id]);
   return row ?? null;
 }
 

@@ -43,6 +43,16 @@ export async function claimIdempotencyKey(
   return held!;
 }
 
+/** The answer already stored under a live key, read without taking it (before an operation's outside work). */
+export async function findIdempotentResponse(sql: Sql, scope: IdempotencyScope): Promise<StoredResponse | null> {
+  const [held] = await sql.query<StoredResponse>(
+    `SELECT request_hash, response_status, response_body FROM idempotency_records
+     WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 AND expires_at > now() AND response_status IS NOT NULL`,
+    [scope.organizationId, scope.mode, scope.key],
+  );
+  return held ?? null;
+}
+
 export async function storeIdempotentResponse(
   tx: Sql,
   scope: IdempotencyScope,

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { TransactionStatus, TransactionType } from '../domain/transactions.js';
 import type { Sql } from './database.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
-export type TransactionType = 'deposit' | 'payout' | 'transfer' | 'conversion' | 'ramp';
-export type TransactionStatus = 'pending' | 'confirmed' | 'failed';
 
 export interface TransactionRow {
   id: string;
@@ -30,17 +29,21 @@ export interface TransactionRow {
 const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount,
   from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
 
-export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'completed_at' | 'created_at'>;
+export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
+  network: string;
+  tx_hash: string;
+  output_index: number;
+};
 
 /**
  * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
  * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency.
  */
-export async function insertDeposit(tx: Sql, deposit: NewDeposit): Promise<TransactionRow | null> {
+export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Promise<TransactionRow | null> {
   const [row] = await tx.query<TransactionRow>(
     `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
-       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at)
-     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, date_trunc('milliseconds', now()))
+       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
      ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -58,17 +61,32 @@ export async function insertDeposit(tx: Sql, deposit: NewDeposit): Promise<Trans
       deposit.output_index,
       deposit.address_id,
       deposit.payment_intent_id,
+      now,
     ],
   );
   return row ?? null;
 }
 
-export async function findDepositByIdentity(sql: Sql, network: string, txHash: string, outputIndex: number): Promise<TransactionRow | null> {
+export async function findDepositByIdentity(
+  sql: Sql,
+  tenant: Tenant,
+  identity: { network: string; txHash: string; outputIndex: number },
+): Promise<TransactionRow | null> {
   const [row] = await sql.query<TransactionRow>(
-    `SELECT ${COLUMNS} FROM transactions WHERE type = 'deposit' AND network = $1 AND tx_hash = $2 AND output_index = $3`,
-    [network, txHash, outputIndex],
+    `SELECT ${COLUMNS} FROM transactions
+     WHERE type = 'deposit' AND network = $1 AND tx_hash = $2 AND output_index = $3 AND organization_id = $4 AND mode = $5`,
+    [identity.network, identity.txHash, identity.outputIndex, tenant.organizationId, tenant.mode],
   );
   return row ?? null;
+}
+
+/** How many deposits one address of the tenant has received (the simulator numbers its fake hashes by it). */
+export async function countDepositsTo(sql: Sql, tenant: Tenant, addressId: string): Promise<number> {
+  const [row] = await sql.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND address_id = $1 AND organization_id = $2 AND mode = $3",
+    [addressId, tenant.organizationId, tenant.mode],
+  );
+  return row!.count;
 }
 
 /**

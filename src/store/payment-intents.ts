@@ -46,10 +46,7 @@ const COLUMNS = `id, organization_id, mode, profile_id, external_ref, ref_code, 
   description, metadata, status, amount_received::text AS amount_received, deposit_count, last_deposit, expires_at,
   completed_at, created_at`;
 
-export type NewIntent = Omit<
-  IntentRow,
-  'status' | 'amount_received' | 'deposit_count' | 'last_deposit' | 'expires_at' | 'completed_at' | 'created_at'
-> & { ttl_seconds: number };
+export type NewIntent = Omit<IntentRow, 'status' | 'amount_received' | 'deposit_count' | 'last_deposit' | 'completed_at'>;
 
 export interface NewIntentAddress {
   id: string;
@@ -60,24 +57,34 @@ export interface NewIntentAddress {
 }
 
 /**
- * Inserts the intent and its addresses (in expansion order) in one statement, or nothing and null when the
- * ref_code is already taken (the caller draws another).
+ * Inserts the intent and its addresses (in expansion order) in one statement, reserving its ref_code until
+ * `refCodeHeldUntil`. A code still reserved for another intent at `now` makes the statement insert nothing
+ * and answer null (the caller draws another); a code whose reservation has lapsed is taken over.
  */
-export async function insertIntent(tx: Sql, intent: NewIntent, addresses: NewIntentAddress[]): Promise<IntentRow | null> {
+export async function insertIntent(
+  tx: Sql,
+  intent: NewIntent,
+  addresses: NewIntentAddress[],
+  refCodeHeldUntil: Date,
+  now: Date,
+): Promise<IntentRow | null> {
   const [row] = await tx.query<IntentRow>(
-    `WITH intent AS (
+    `WITH code AS (
+       INSERT INTO ref_codes (code, payment_intent_id, held_until) VALUES ($6, $1, $14)
+       ON CONFLICT (code) DO UPDATE SET payment_intent_id = excluded.payment_intent_id, held_until = excluded.held_until
+         WHERE ref_codes.held_until <= $15
+       RETURNING code
+     ), intent AS (
        INSERT INTO payment_intents (id, organization_id, mode, profile_id, external_ref, ref_code, amount, currency,
-         currencies, description, metadata, status, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending',
-               date_trunc('milliseconds', now()) + make_interval(secs => $12))
-       ON CONFLICT (ref_code) DO NOTHING
+         currencies, description, metadata, status, expires_at, created_at)
+       SELECT $1, $2, $3, $4, $5, code.code, $7, $8, $9, $10, $11, 'pending', $12, $13 FROM code
        RETURNING ${COLUMNS}
      ), addresses AS (
        INSERT INTO deposit_addresses (id, organization_id, mode, profile_id, external_ref, payment_intent_id, position,
-         asset, network, address, memo)
+         asset, network, address, memo, created_at)
        SELECT a.id, intent.organization_id, intent.mode, intent.profile_id, intent.external_ref, intent.id, a.position - 1,
-              a.asset, a.network, a.address, a.memo
-       FROM intent, unnest($13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[])
+              a.asset, a.network, a.address, a.memo, intent.created_at
+       FROM intent, unnest($16::uuid[], $17::text[], $18::text[], $19::text[], $20::text[])
             WITH ORDINALITY AS a(id, asset, network, address, memo, position)
      )
      SELECT * FROM intent`,
@@ -93,7 +100,10 @@ export async function insertIntent(tx: Sql, intent: NewIntent, addresses: NewInt
       intent.currencies,
       intent.description,
       intent.metadata === null ? null : JSON.stringify(intent.metadata),
-      intent.ttl_seconds,
+      intent.expires_at,
+      intent.created_at,
+      refCodeHeldUntil,
+      now,
       addresses.map((a) => a.id),
       addresses.map((a) => a.asset),
       addresses.map((a) => a.network),
@@ -112,25 +122,19 @@ export async function findIntent(sql: Sql, tenant: Tenant, id: string, lock = fa
   return row ?? null;
 }
 
-/** Locks an intent by id alone: for credits, whose address row already proved the tenant. */
-export async function lockIntent(tx: Sql, id: string): Promise<IntentRow> {
-  const [row] = await tx.query<IntentRow>(`SELECT ${COLUMNS} FROM payment_intents WHERE id = $1 FOR UPDATE`, [id]);
-  return row!;
-}
-
 export function listIntents(sql: Sql, tenant: Tenant, profileId: string | undefined, page: PageRequest): Promise<Page<IntentRow>> {
   const filter = Filter.tenant(tenant).optional((p) => `profile_id = ${p}`, profileId);
   return fetchPage<IntentRow>(sql, `SELECT ${COLUMNS} FROM payment_intents`, filter, page);
 }
 
-/** The addresses of several intents, in each intent's expansion order. */
-export async function intentAddresses(sql: Sql, intentIds: string[]): Promise<Map<string, IntentAddressRow[]>> {
+/** The addresses of several intents of one tenant, in each intent's expansion order. */
+export async function intentAddresses(sql: Sql, tenant: Tenant, intentIds: string[]): Promise<Map<string, IntentAddressRow[]>> {
   const byIntent = new Map<string, IntentAddressRow[]>(intentIds.map((id) => [id, []]));
   if (intentIds.length === 0) return byIntent;
   const rows = await sql.query<IntentAddressRow>(
     `SELECT id, payment_intent_id, asset, network, address FROM deposit_addresses
-     WHERE payment_intent_id = ANY($1::uuid[]) ORDER BY payment_intent_id, position`,
-    [intentIds],
+     WHERE payment_intent_id = ANY($1::uuid[]) AND organization_id = $2 AND mode = $3 ORDER BY payment_intent_id, position`,
+    [intentIds, tenant.organizationId, tenant.mode],
   );
   for (const row of rows) byIntent.get(row.payment_intent_id)!.push(row);
   return byIntent;
@@ -138,32 +142,35 @@ export async function intentAddresses(sql: Sql, intentIds: string[]): Promise<Ma
 
 export async function recordCredit(
   tx: Sql,
+  tenant: Tenant,
   id: string,
   change: { amountReceived: string; status: IntentStatus; deposit: DepositSnapshot },
+  now: Date,
 ): Promise<IntentRow> {
   const [row] = await tx.query<IntentRow>(
     `UPDATE payment_intents
-     SET amount_received = $2, status = $3, last_deposit = $4, deposit_count = deposit_count + 1,
-         completed_at = CASE WHEN $3 = 'completed' THEN COALESCE(completed_at, date_trunc('milliseconds', now())) END
-     WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, change.amountReceived, change.status, JSON.stringify(change.deposit)],
+     SET amount_received = $4, status = $5, last_deposit = $6, deposit_count = deposit_count + 1,
+         completed_at = CASE WHEN $5 = 'completed' THEN COALESCE(completed_at, $7) END
+     WHERE id = $1 AND organization_id = $2 AND mode = $3 RETURNING ${COLUMNS}`,
+    [id, tenant.organizationId, tenant.mode, change.amountReceived, change.status, JSON.stringify(change.deposit), now],
   );
   return row!;
 }
 
-export async function markExpired(tx: Sql, id: string): Promise<IntentRow> {
+export async function markExpired(tx: Sql, tenant: Tenant, id: string): Promise<IntentRow> {
   const [row] = await tx.query<IntentRow>(
-    `UPDATE payment_intents SET status = 'expired' WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
-    [id],
+    `UPDATE payment_intents SET status = 'expired'
+     WHERE id = $1 AND organization_id = $2 AND mode = $3 AND status = 'pending' RETURNING ${COLUMNS}`,
+    [id, tenant.organizationId, tenant.mode],
   );
   return row!;
 }
 
-/** Pending intents past expiry, locked for this transaction; other sweepers skip them. */
-export function claimDueForExpiry(tx: Sql, limit: number): Promise<IntentRow[]> {
+/** Pending intents past expiry at `now`, of every tenant, locked for this transaction; other sweepers skip them. */
+export function claimDueForExpiry(tx: Sql, now: Date, limit: number): Promise<IntentRow[]> {
   return tx.query<IntentRow>(
-    `SELECT ${COLUMNS} FROM payment_intents WHERE status = 'pending' AND expires_at <= now()
-     ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
+    `SELECT ${COLUMNS} FROM payment_intents WHERE status = 'pending' AND expires_at <= $1
+     ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
   );
 }

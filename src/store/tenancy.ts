@@ -5,3 +5,6 @@ export interface Tenant {
   organizationId: string;
   mode: KeyMode;
 }
+
+/** The tenant of anything that carries one (an authenticated caller, a prepared operation). */
+export const tenantOf = (owner: Tenant): Tenant => ({ organizationId: owner.organizationId, mode: owner.mode });

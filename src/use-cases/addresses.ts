@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../domain/access.js';
 import type { Catalog } from '../domain/catalog.js';
-import { DomainError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
-import type { CustodyProvider } from '../providers/custody/index.js';
-import { findAddress, insertAddresses, listAddresses, type AddressRow } from '../store/addresses.js';
+import type { CustodyProvider, DepositAddress } from '../providers/custody/index.js';
+import { findAddress, insertAddress, listAddresses, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
-import type { Tenant } from '../store/tenancy.js';
+import { tenantOf, type Tenant } from '../store/tenancy.js';
 import { checkExternalRef } from './payment-intents.js';
 
 export interface CreateAddressInput {
@@ -24,24 +25,35 @@ export interface AddressListFilters {
   network?: string;
 }
 
+/** A validated request whose address custody has already minted. */
+export interface PreparedAddress {
+  id: string;
+  tenant: Tenant;
+  input: CreateAddressInput;
+  externalRef: string | null;
+  minted: DepositAddress;
+}
+
 /** Standalone deposit addresses: tenant-treasury (no external_ref) or per end user. */
 export class Addresses {
   constructor(
     private readonly catalog: Catalog,
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
+    private readonly clock: Clock,
   ) {}
 
-  async create(tx: Sql, caller: Caller, input: CreateAddressInput): Promise<AddressRow> {
-    const usable = this.catalog.activeNetworks(caller.organizationSettings, input.asset).some((n) => n.network === input.network);
-    if (!usable) {
+  /** Step one, outside any transaction: validation and the custody call. */
+  async prepare(caller: Caller, input: CreateAddressInput): Promise<PreparedAddress> {
+    const networks = this.catalog.activeNetworks(caller.organizationSettings, input.asset);
+    if (!networks.some((n) => n.network === input.network)) {
       throw new DomainError(
         'catalog_invalid',
         `${input.asset} on ${input.network} is not a pair this organization can use; see GET /capabilities.`,
-        this.catalog.activeNetworks(caller.organizationSettings, input.asset).length === 0 ? 'asset' : 'network',
+        networks.length === 0 ? 'asset' : 'network',
       );
     }
     const externalRef = checkExternalRef(input.external_ref);
-    const tenant: Tenant = { organizationId: caller.organizationId, mode: caller.mode };
+    const tenant = tenantOf(caller);
     const id = randomUUID();
     const minted = await this.custodyFor(tenant.mode).createDepositAddress({
       organizationId: tenant.organizationId,
@@ -51,29 +63,31 @@ export class Addresses {
       network: input.network,
       addressFormat: this.catalog.addressFormat(input.network),
     });
+    return { id, tenant, input, externalRef, minted };
+  }
+
+  /** Step two, in the caller's transaction: the profile (created on first use) and the address row. */
+  async record(tx: Sql, prepared: PreparedAddress): Promise<AddressRow> {
+    const { tenant, externalRef } = prepared;
     const profileId = externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, externalRef);
-    const [row] = await insertAddresses(tx, [
-      {
-        id,
-        organization_id: tenant.organizationId,
-        mode: tenant.mode,
-        profile_id: profileId,
-        external_ref: externalRef,
-        payment_intent_id: null,
-        position: 0,
-        asset: input.asset,
-        network: input.network,
-        address: minted.address,
-        memo: minted.memo,
-        label: input.label ?? null,
-      },
-    ]);
-    return row!;
+    return insertAddress(tx, {
+      id: prepared.id,
+      organization_id: tenant.organizationId,
+      mode: tenant.mode,
+      profile_id: profileId,
+      external_ref: externalRef,
+      asset: prepared.input.asset,
+      network: prepared.input.network,
+      address: prepared.minted.address,
+      memo: prepared.minted.memo,
+      label: prepared.input.label ?? null,
+      created_at: this.clock.now(),
+    });
   }
 
   async get(sql: Sql, tenant: Tenant, id: string): Promise<AddressRow> {
     const row = isUuid(id) ? await findAddress(sql, tenant, id) : null;
-    if (!row || row.payment_intent_id !== null) throw new DomainError('resource_not_found', 'No address with that id.', 'id');
+    if (!row || row.payment_intent_id !== null) throw notFound('address', 'address_id');
     return row;
   }
 

@@ -1,9 +1,10 @@
-import { Decimal, toNumber } from '../domain/money.js';
+import type { Clock } from '../domain/clock.js';
+import { Decimal, toDecimalString, toNumber } from '../domain/money.js';
 import { applyCredit, effectiveStatus } from '../domain/payment-intents.js';
-import { findAddressById, type AddressRow } from '../store/addresses.js';
+import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import { findDepositByIdentity, insertDeposit, post, type TransactionRow } from '../store/ledger.js';
-import { lockIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
+import { findIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
 import type { Tenant } from '../store/tenancy.js';
 import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
@@ -30,16 +31,37 @@ export interface CreditResult {
 const metadataOf = (intent: IntentRow) => intent.metadata ?? {};
 
 /**
+ * Refuses a deposit that cannot be what it claims. These are faults of the deposit's source (a watcher, the
+ * simulator), not of a partner, so they fail loudly instead of answering a 4xx.
+ */
+function checkDeposit(deposit: IncomingDeposit, address: AddressRow | null, tenant: Tenant): asserts address is AddressRow {
+  if (!address) throw new Error(`deposit to address ${deposit.addressId}, which tenant ${tenant.organizationId}/${tenant.mode} does not own`);
+  if (deposit.network !== address.network) {
+    throw new Error(`deposit on ${deposit.network} to address ${address.id}, which is on ${address.network}`);
+  }
+  if (typeof deposit.txHash !== 'string' || deposit.txHash.length === 0) throw new Error('deposit without a tx hash');
+  if (!Number.isSafeInteger(deposit.outputIndex) || deposit.outputIndex < 0) {
+    throw new Error(`deposit with output index ${deposit.outputIndex}: a non-negative integer is required`);
+  }
+  if (!(deposit.amount instanceof Decimal) || !deposit.amount.isFinite() || deposit.amount.lte(0)) {
+    throw new Error(`deposit of ${String(deposit.amount)}: a positive amount is required`);
+  }
+}
+
+/**
  * The one deposit-credit use case (simulator today, chain watchers later), run inside the caller's
  * transaction: the ledger row, the balance, the intent and the events commit together or not at all.
- * The intent row is locked first, so concurrent credits to one intent apply one after another and exactly
- * one of them can complete it.
+ * `tenant` is the owner the source found the address under; the address must belong to it. The intent row
+ * is locked first, so concurrent credits to one intent apply one after another and exactly one of them can
+ * complete it; the business clock is read after that lock. A deposit below the pair's catalog minimum is
+ * credited like any other: money is never ignored.
  */
-export async function creditDeposit(tx: Sql, deposit: IncomingDeposit): Promise<CreditResult> {
-  const address = await findAddressById(tx, deposit.addressId);
-  if (!address) throw new Error(`deposit to unknown address ${deposit.addressId}`);
-  const tenant: Tenant = { organizationId: address.organization_id, mode: address.mode };
-  const intent = address.payment_intent_id ? await lockIntent(tx, address.payment_intent_id) : null;
+export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDeposit, clock: Clock): Promise<CreditResult> {
+  const address = await findAddress(tx, tenant, deposit.addressId);
+  checkDeposit(deposit, address, tenant);
+  const intent = address.payment_intent_id ? await findIntent(tx, tenant, address.payment_intent_id, true) : null;
+  // Read after the intent lock: credits that queued on it get times (and event ids) in the order they apply.
+  const now = clock.now();
 
   const transaction = await insertDeposit(tx, {
     organization_id: tenant.organizationId,
@@ -55,23 +77,31 @@ export async function creditDeposit(tx: Sql, deposit: IncomingDeposit): Promise<
     output_index: deposit.outputIndex,
     address_id: address.id,
     payment_intent_id: address.payment_intent_id,
-  });
+  }, now);
   if (!transaction) {
-    const existing = await findDepositByIdentity(tx, deposit.network, deposit.txHash, deposit.outputIndex);
-    return { transaction: existing!, duplicate: true, intent: null };
+    const existing = await findDepositByIdentity(tx, tenant, deposit);
+    if (!existing) throw new Error(`deposit ${deposit.network}/${deposit.txHash}/${deposit.outputIndex} is recorded under another tenant`);
+    return { transaction: existing, duplicate: true, intent: null };
   }
 
-  const updated = intent ? await creditIntent(tx, tenant, intent, address, transaction) : null;
-  if (!intent) await recordStandaloneDeposit(tx, tenant, address, transaction);
+  const updated = intent ? await creditIntent(tx, tenant, intent, address, transaction, now) : null;
+  if (!intent) await recordStandaloneDeposit(tx, tenant, address, transaction, now);
   // Last: every deposit of an organization's treasury posts to one balance row, and its lock is held until
   // commit, so the less that runs after it, the more deposits per second that balance can take.
   await post(tx, { ...tenant, profileId: address.profile_id, asset: address.asset, network: address.network }, transaction.id, transaction.amount);
   return { transaction, duplicate: false, intent: updated };
 }
 
-async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address: AddressRow, transaction: TransactionRow): Promise<IntentRow> {
+async function creditIntent(
+  tx: Sql,
+  tenant: Tenant,
+  locked: IntentRow,
+  address: AddressRow,
+  transaction: TransactionRow,
+  now: Date,
+): Promise<IntentRow> {
   // An intent past expiry that the sweeper has not reached yet is expired first, so its events stay in order.
-  const intent = effectiveStatus(locked, new Date()) === 'expired' && locked.status === 'pending' ? await expireIntent(tx, locked) : locked;
+  const intent = effectiveStatus(locked, now) === 'expired' && locked.status === 'pending' ? await expireIntent(tx, locked, now) : locked;
   const credit = new Decimal(transaction.amount);
   const outcome = applyCredit(
     { amount: new Decimal(intent.amount), amountReceived: new Decimal(intent.amount_received), status: intent.status },
@@ -85,11 +115,13 @@ async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address:
     address_sender: transaction.from_address!,
     tx_hash: transaction.tx_hash!,
   };
-  const updated = await recordCredit(tx, intent.id, {
-    amountReceived: outcome.amountReceived.toFixed(),
-    status: outcome.status,
-    deposit: snapshot,
-  });
+  const updated = await recordCredit(
+    tx,
+    tenant,
+    intent.id,
+    { amountReceived: outcome.amountReceived.toFixed(), status: outcome.status, deposit: snapshot },
+    now,
+  );
 
   const related = { id: intent.id, kind: 'payment_intent' as const };
   const common = {
@@ -107,7 +139,7 @@ async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address:
     {
       ...common,
       amount: toNumber(credit),
-      // A credit after the intent ended reports the state it ended in (see docs/payment-intents.md).
+      // A credit after the intent ended reports the state it ended in (see docs/money-in.md).
       status: outcome.status === 'pending' ? 'partial' : outcome.status,
       metadata: metadataOf(intent),
       amount_received: toNumber(outcome.amountReceived),
@@ -115,6 +147,7 @@ async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address:
       partial_payment: outcome.partialPayment,
     },
     related,
+    now,
   );
   if (outcome.completes) {
     await recordEvent(
@@ -123,12 +156,13 @@ async function creditIntent(tx: Sql, tenant: Tenant, locked: IntentRow, address:
       'payment_intent.completed',
       { ...common, amount: toNumber(updated.amount), status: 'completed', metadata: metadataOf(intent) },
       related,
+      now,
     );
   }
   return updated;
 }
 
-async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: AddressRow, transaction: TransactionRow): Promise<void> {
+async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: AddressRow, transaction: TransactionRow, now: Date): Promise<void> {
   await recordEvent(
     tx,
     tenant,
@@ -137,7 +171,8 @@ async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: Address
       address_id: address.id,
       transaction_id: transaction.id,
       external_ref: address.external_ref,
-      amount: toNumber(transaction.amount),
+      // A decimal string, exact like GET /transactions: the contract leaves this event's types open.
+      amount: toDecimalString(transaction.amount),
       currency: address.asset,
       network: address.network,
       address_receiver: address.address,
@@ -145,5 +180,6 @@ async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: Address
       hash: transaction.tx_hash,
     },
     { id: address.id, kind: 'address' },
+    now,
   );
 }

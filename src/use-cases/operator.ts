@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_RATE_LIMIT_RPS, generateApiKey, hashApiKey, keyPrefix, type KeyMode } from '../domain/api-keys.js';
 import type { Catalog } from '../domain/catalog.js';
-import { DomainError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import {
   DEFAULT_SETTINGS,
@@ -44,13 +45,11 @@ export type CreatedApiKey = ApiKeyRow & { key: string };
 export const ORGANIZATION_LIST = 'organizations';
 export const keyList = (organizationId: string) => `keys:${organizationId}`;
 
-const notFound = (what: string) => new DomainError('resource_not_found', `No ${what} with that id.`, 'id');
-
-
 export class OperatorService {
   constructor(
     private readonly db: Database,
     private readonly catalog: Catalog,
+    private readonly clock: Clock,
   ) {}
 
   createOrganization(input: NewOrganization): Promise<OrganizationRow> {
@@ -96,7 +95,7 @@ export class OperatorService {
     if (expiresAt && Number.isNaN(expiresAt.getTime())) {
       throw new DomainError('invalid_request', 'expires_at must be an ISO 8601 date-time.', 'expires_at');
     }
-    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    if (expiresAt && expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new DomainError('invalid_request', 'expires_at must be in the future.', 'expires_at');
     }
     return this.insertKey(this.db, {
@@ -126,7 +125,7 @@ export class OperatorService {
       if (!old) throw notFound('API key');
       if (old.revoked_at) throw new DomainError('invalid_request', 'This API key is revoked and cannot be rotated.', 'id');
       // A copy of an expired key's expiry would be born expired: the operator must choose a new one.
-      if (old.expires_at && old.expires_at.getTime() <= Date.now()) {
+      if (old.expires_at && old.expires_at.getTime() <= this.clock.now().getTime()) {
         throw new DomainError('invalid_request', 'This API key has expired; create a new key with a new expires_at.', 'id');
       }
       const created = await this.insertKey(tx, {

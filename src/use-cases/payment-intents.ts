@@ -1,24 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../domain/access.js';
 import type { Catalog } from '../domain/catalog.js';
-import { DomainError } from '../domain/errors.js';
-import { checkDecimals, parseAmount, type Decimal } from '../domain/money.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
+import { checkDecimals, checkExactAsNumber, Decimal, parseAmount } from '../domain/money.js';
 import {
   generateRefCode,
   MAX_CURRENCIES,
   MAX_DESCRIPTION,
   MAX_EXTERNAL_REF,
+  MAX_METADATA_KEY,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE,
+  REF_CODE_DRAWS,
+  refCodeHeldUntil,
   USDT_NON_SOLANA_FLOOR,
 } from '../domain/payment-intents.js';
 import type { CustodyProvider } from '../providers/custody/index.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
-import type { IntentAddressRow, IntentRow } from '../store/payment-intents.js';
+import type { IntentAddressRow, IntentRow, NewIntentAddress } from '../store/payment-intents.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
-import type { Tenant } from '../store/tenancy.js';
+import { tenantOf, type Tenant } from '../store/tenancy.js';
 
 export interface CreateIntentInput {
   amount: string | number;
@@ -31,16 +36,13 @@ export interface CreateIntentInput {
 /** An intent with its deposit addresses in expansion order: what the envelope is made of. */
 export type IntentView = IntentRow & { addresses: IntentAddressRow[] };
 
-const REF_CODE_ATTEMPTS = 8;
-
 /** One intent of the tenant with its addresses; `lock` holds the intent row for the caller's transaction. */
 export async function loadIntent(sql: Sql, tenant: Tenant, id: string, lock = false): Promise<IntentView | null> {
   const intent = await intents.findIntent(sql, tenant, id, lock);
   if (!intent) return null;
-  const addresses = await intents.intentAddresses(sql, [id]);
+  const addresses = await intents.intentAddresses(sql, tenant, [id]);
   return { ...intent, addresses: addresses.get(id)! };
 }
-const tenantOf = (caller: Caller): Tenant => ({ organizationId: caller.organizationId, mode: caller.mode });
 
 export function checkExternalRef(externalRef: string | null | undefined): string | null {
   if (externalRef === null || externalRef === undefined) return null;
@@ -57,21 +59,43 @@ function checkMetadata(metadata: CreateIntentInput['metadata']): void {
     throw new DomainError('invalid_request', `metadata holds at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
   }
   for (const [key, value] of entries) {
+    if (key.length === 0 || key.length > MAX_METADATA_KEY) {
+      throw new DomainError('invalid_request', `metadata keys are 1 to ${MAX_METADATA_KEY} characters.`, `metadata.${key}`);
+    }
     if (value !== null && String(value).length > MAX_METADATA_VALUE) {
       throw new DomainError('invalid_request', `metadata values hold at most ${MAX_METADATA_VALUE} characters.`, `metadata.${key}`);
     }
   }
 }
 
+/** A validated intent whose addresses custody has already minted: everything but the rows. */
+export interface PreparedIntent {
+  id: string;
+  tenant: Tenant;
+  externalRef: string | null;
+  amount: Decimal;
+  currencies: string[];
+  description: string | null;
+  metadata: CreateIntentInput['metadata'];
+  ttlSeconds: number;
+  addresses: NewIntentAddress[];
+}
+
 export class PaymentIntents {
   constructor(
     private readonly catalog: Catalog,
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
+    private readonly clock: Clock,
+    private readonly drawRefCode: () => string = generateRefCode,
   ) {}
 
-  /** Validates, expands every currency to its networks, mints the addresses and stores it all in `tx`. */
-  async create(tx: Sql, caller: Caller, input: CreateIntentInput): Promise<IntentView> {
+  /**
+   * Step one of creation, outside any transaction: validates, expands every currency to its networks and
+   * asks custody for the addresses. A custody failure therefore leaves no row and holds no transaction open.
+   */
+  async prepare(caller: Caller, input: CreateIntentInput): Promise<PreparedIntent> {
     const amount = parseAmount(input.amount, 'amount');
+    checkExactAsNumber(amount, 'amount');
     const pairs = this.expand(caller, input.currencies, amount);
     const externalRef = checkExternalRef(input.external_ref);
     if (input.description && input.description.length > MAX_DESCRIPTION) {
@@ -81,9 +105,7 @@ export class PaymentIntents {
 
     const tenant = tenantOf(caller);
     const id = randomUUID();
-    const profileId = externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, externalRef);
     const custody = this.custodyFor(tenant.mode);
-    // Asked before anything is written: a live provider failure (503) leaves nothing behind.
     const minted = await Promise.all(
       pairs.map((pair) =>
         custody.createDepositAddress({
@@ -96,38 +118,65 @@ export class PaymentIntents {
         }),
       ),
     );
+    return {
+      id,
+      tenant,
+      externalRef,
+      amount,
+      currencies: input.currencies,
+      description: input.description ?? null,
+      metadata: input.metadata ?? null,
+      ttlSeconds: caller.organizationSettings.intent_ttl_seconds,
+      addresses: pairs.map((pair, position) => ({
+        id: randomUUID(),
+        asset: pair.asset,
+        network: pair.network,
+        address: minted[position]!.address,
+        memo: minted[position]!.memo,
+      })),
+    };
+  }
 
-    const addresses = pairs.map((pair, position) => ({
-      id: randomUUID(),
-      payment_intent_id: id,
-      asset: pair.asset,
-      network: pair.network,
-      address: minted[position]!.address,
-      memo: minted[position]!.memo,
-    }));
-    let intent: IntentRow | null = null;
-    for (let attempt = 0; intent === null; attempt++) {
-      if (attempt === REF_CODE_ATTEMPTS) throw new Error('could not draw a free ref_code');
-      intent = await intents.insertIntent(
+  /** Step two, in the caller's transaction: the profile, a free ref_code, the intent and its addresses. */
+  async record(tx: Sql, prepared: PreparedIntent): Promise<IntentView> {
+    const { tenant } = prepared;
+    const profileId = prepared.externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, prepared.externalRef);
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + prepared.ttlSeconds * 1000);
+    for (let draw = 0; draw < REF_CODE_DRAWS; draw++) {
+      const intent = await intents.insertIntent(
         tx,
         {
-          id,
+          id: prepared.id,
           organization_id: tenant.organizationId,
           mode: tenant.mode,
           profile_id: profileId,
-          external_ref: externalRef,
-          ref_code: generateRefCode(),
-          amount: amount.toFixed(),
-          currency: input.currencies[0]!,
-          currencies: input.currencies,
-          description: input.description ?? null,
-          metadata: input.metadata ?? null,
-          ttl_seconds: caller.organizationSettings.intent_ttl_seconds,
+          external_ref: prepared.externalRef,
+          ref_code: this.drawRefCode(),
+          amount: prepared.amount.toFixed(),
+          currency: prepared.currencies[0]!,
+          currencies: prepared.currencies,
+          description: prepared.description,
+          metadata: prepared.metadata ?? null,
+          expires_at: expiresAt,
+          created_at: now,
         },
-        addresses,
+        prepared.addresses,
+        refCodeHeldUntil(expiresAt),
+        now,
       );
+      if (intent) return { ...intent, addresses: prepared.addresses.map((a) => ({ ...a, payment_intent_id: prepared.id })) };
     }
-    return { ...intent, addresses };
+    // Only when nearly every code is reserved at once (docs/money-in.md): a 5xx, so a retry may succeed.
+    throw new Error(`no free ref_code in ${REF_CODE_DRAWS} draws`);
+  }
+
+  /** One intent of the tenant; a malformed id is its own 400, another tenant's intent a plain 404. */
+  async get(sql: Sql, tenant: Tenant, id: string): Promise<IntentView> {
+    if (!isUuid(id)) throw new DomainError('invalid_payment_intent_id', 'The payment intent id must be a UUID.', 'payment_intent_id');
+    const view = await loadIntent(sql, tenant, id);
+    if (!view) throw notFound('payment intent', 'payment_intent_id');
+    return view;
   }
 
   /** Newest first; an external_ref that never was used lists nothing. */
@@ -135,14 +184,18 @@ export class PaymentIntents {
     const profileId = await profileFilter(sql, tenant, externalRef);
     if (profileId === null) return { rows: [] as IntentView[], hasMore: false };
     const result = await intents.listIntents(sql, tenant, profileId, page);
-    const addresses = await intents.intentAddresses(sql, result.rows.map((r) => r.id));
+    const addresses = await intents.intentAddresses(sql, tenant, result.rows.map((r) => r.id));
     return {
       rows: result.rows.map((intent): IntentView => ({ ...intent, addresses: addresses.get(intent.id)! })),
       hasMore: result.hasMore,
     };
   }
 
-  /** Each currency, in the caller's priority order, to each of its active networks in catalog priority order. */
+  /**
+   * Each currency, in the caller's priority order, to each of its active networks in catalog priority order.
+   * The amount must fit every currency's decimals and upper bound, and reach the catalog minimum of at least
+   * one network of the primary currency (below all of them, no deposit could ever be worth collecting).
+   */
   private expand(caller: Caller, currencies: string[], amount: Decimal): { asset: string; network: string }[] {
     if (currencies.length < 1 || currencies.length > MAX_CURRENCIES) {
       throw new DomainError('invalid_request', `currencies must list 1 to ${MAX_CURRENCIES} asset codes.`, 'currencies');
@@ -156,10 +209,20 @@ export class PaymentIntents {
       if (networks.length === 0) {
         throw new DomainError('catalog_invalid', `${asset} is not an asset this organization can use; see GET /capabilities.`, 'currencies');
       }
+      const max = new Decimal(this.catalog.asset(asset)!.max_amount);
+      if (amount.gt(max)) {
+        throw new DomainError('invalid_request', `amount is above ${max.toFixed()}, the most one ${asset} intent may ask for.`, 'amount');
+      }
       for (const network of networks) {
         checkDecimals(amount, network.decimals, asset, 'amount');
         pairs.push({ asset, network: network.network });
       }
+    }
+    const primary = currencies[0]!;
+    const minimums = this.catalog.activeNetworks(caller.organizationSettings, primary).map((n) => new Decimal(n.min_amount));
+    const lowest = Decimal.min(...minimums);
+    if (amount.lt(lowest)) {
+      throw new DomainError('invalid_request', `amount is below ${lowest.toFixed()}, the smallest ${primary} deposit any of its networks accepts.`, 'amount');
     }
     if (amount.lte(USDT_NON_SOLANA_FLOOR) && pairs.some((p) => p.asset === 'USDT' && p.network !== 'solana')) {
       throw new DomainError(

@@ -1,10 +1,12 @@
 import type { Catalog } from '../domain/catalog.js';
-import { DomainError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound } from '../domain/errors.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
 import { amountRemaining } from '../domain/payment-intents.js';
 import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
+import { countDepositsTo } from '../store/ledger.js';
 import type { Tenant } from '../store/tenancy.js';
 import { creditDeposit, type CreditResult } from './deposits.js';
 import { loadIntent, type IntentView } from './payment-intents.js';
@@ -15,8 +17,6 @@ export interface SimulateIntentDeposit {
   network?: string;
 }
 
-const notFound = (what: string) => new DomainError('resource_not_found', `No ${what} with that id.`, 'id');
-
 /**
  * The sandbox's stand-in for a chain watcher: it makes up a deposit and hands it to the same credit use
  * case real deposits go through. Hashes derive from the owner and a sequence number, so runs are
@@ -26,6 +26,7 @@ export class DepositSimulator {
   constructor(
     private readonly db: Database,
     private readonly catalog: Catalog,
+    private readonly clock: Clock,
   ) {}
 
   /** Without an amount it pays what remains, in the primary currency on its first network. */
@@ -45,7 +46,7 @@ export class DepositSimulator {
       const amount = this.amountFor(input.amount, amountRemaining(new Decimal(intent.amount), new Decimal(intent.amount_received)), currency, target.network);
 
       const seed = `${intent.id}:${intent.deposit_count + 1}`;
-      const credited = await this.credit(tx, { id: target.id, network: target.network }, seed, amount);
+      const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount);
       return { ...(credited.intent ?? intent), addresses: intent.addresses };
     });
   }
@@ -58,10 +59,8 @@ export class DepositSimulator {
         throw new DomainError('invalid_request', 'This address belongs to a payment intent; simulate on the intent instead.', 'id');
       }
       const amount = this.amountFor(input.amount, null, address.asset, address.network);
-      const [{ count }] = (await tx.query<{ count: number }>('SELECT count(*)::int AS count FROM transactions WHERE address_id = $1', [
-        address.id,
-      ])) as [{ count: number }];
-      await this.credit(tx, address, `${address.id}:${count + 1}`, amount);
+      const count = await countDepositsTo(tx, tenant, address.id);
+      await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount);
       return address;
     });
   }
@@ -75,18 +74,25 @@ export class DepositSimulator {
     }
     const amount = parseAmount(given, 'amount');
     checkDecimals(amount, this.catalog.pair(asset, network)!.decimals, asset, 'amount');
+    const max = new Decimal(this.catalog.asset(asset)!.max_amount);
+    if (amount.gt(max)) throw new DomainError('invalid_request', `amount is above ${max.toFixed()}, the most one ${asset} deposit may be.`, 'amount');
     return amount;
   }
 
-  private credit(tx: Sql, address: { id: string; network: string }, seed: string, amount: Decimal): Promise<CreditResult> {
+  private credit(tx: Sql, tenant: Tenant, address: { id: string; network: string }, seed: string, amount: Decimal): Promise<CreditResult> {
     const format = this.catalog.addressFormat(address.network);
-    return creditDeposit(tx, {
-      addressId: address.id,
-      network: address.network,
-      txHash: simulatedTxHash(format, seed),
-      outputIndex: 0,
-      amount,
-      fromAddress: simulatedSender(format, seed),
-    });
+    return creditDeposit(
+      tx,
+      tenant,
+      {
+        addressId: address.id,
+        network: address.network,
+        txHash: simulatedTxHash(format, seed),
+        outputIndex: 0,
+        amount,
+        fromAddress: simulatedSender(format, seed),
+      },
+      this.clock,
+    );
   }
 }

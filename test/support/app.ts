@@ -2,6 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import type { KeyMode } from '../../src/domain/api-keys.js';
+import { systemClock, type Clock } from '../../src/domain/clock.js';
 import type { OrganizationStatus } from '../../src/domain/organizations.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App, AppContext } from '../../src/http/context.js';
@@ -38,10 +39,11 @@ export interface CallOptions {
   idempotencyKey?: string;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}, existing?: TestDatabase): Promise<TestApp> {
+/** `clock` is the service's business clock: pass a ManualClock (support/clock.ts) to move time by hand. */
+export async function startTestApp(overrides: Partial<Config> = {}, existing?: TestDatabase, clock: Clock = systemClock): Promise<TestApp> {
   const testDb = existing ?? (await openTestDatabase());
   const config: Config = { ...loadConfig({}), docsBaseUrl: DOCS_BASE, logLevel: 'silent', ...overrides };
-  const ctx = await createContext(config, testDb.db);
+  const ctx = await createContext(config, testDb.db, clock);
   const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });
   await app.ready();
 

@@ -263,17 +263,25 @@ export interface DirectDeposit {
   fromAddress?: string;
 }
 
-/** Runs the deposit-credit use case directly, as a chain watcher would, in its own transaction. */
-export function creditDirect(t: TestApp, deposit: DirectDeposit): Promise<CreditResult> {
+/**
+ * Runs the deposit-credit use case directly, as a chain watcher would, in its own transaction: the watcher
+ * found the address under `organizationId` (sandbox mode unless `mode` says otherwise).
+ */
+export function creditDirect(t: TestApp, organizationId: string, deposit: DirectDeposit, mode: KeyMode = 'test'): Promise<CreditResult> {
   return t.db.transaction((tx) =>
-    creditDeposit(tx, {
-      addressId: deposit.addressId,
-      network: deposit.network,
-      txHash: deposit.txHash ?? `0x${randomUUID().replaceAll('-', '')}`,
-      outputIndex: deposit.outputIndex ?? 0,
-      amount: new Decimal(deposit.amount),
-      fromAddress: deposit.fromAddress ?? 'sender-of-test',
-    }),
+    creditDeposit(
+      tx,
+      { organizationId, mode },
+      {
+        addressId: deposit.addressId,
+        network: deposit.network,
+        txHash: deposit.txHash ?? `0x${randomUUID().replaceAll('-', '')}`,
+        outputIndex: deposit.outputIndex ?? 0,
+        amount: new Decimal(deposit.amount),
+        fromAddress: deposit.fromAddress ?? 'sender-of-test',
+      },
+      t.ctx.clock,
+    ),
   );
 }
 

@@ -55,7 +55,7 @@ export const PaymentIntent = Type.Object(
 );
 
 /** The envelope: every field present, null where it does not apply; expiry is decided at read time. */
-export function presentIntent(view: IntentView, now = new Date()): Static<typeof PaymentIntent> {
+export function presentIntent(view: IntentView, now: Date): Static<typeof PaymentIntent> {
   const status = effectiveStatus(view, now);
   const amount = new Decimal(view.amount);
   const received = new Decimal(view.amount_received);

@@ -1,10 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { toDecimalString } from '../../domain/money.js';
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../domain/transactions.js';
 import type { TransactionRow } from '../../store/ledger.js';
 import { iso, Timestamp, Uuid } from '../schemas.js';
 
-export const TRANSACTION_TYPES = ['deposit', 'payout', 'transfer', 'conversion', 'ramp'] as const;
-export const TRANSACTION_STATUSES = ['pending', 'confirmed', 'failed'] as const;
 
 export const Transaction = Type.Object(
   {
