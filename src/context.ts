@@ -10,7 +10,8 @@ import { migrate } from './store/migrate.js';
 import { openPglite } from './store/pglite.js';
 import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
-import { custodyFor } from './providers/custody/index.js';
+import type { KeyMode } from './domain/api-keys.js';
+import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
 import { Addresses } from './use-cases/addresses.js';
 import { EventLog } from './use-cases/events.js';
 import { OperatorService } from './use-cases/operator.js';
@@ -30,8 +31,16 @@ export async function openDatabase(config: Config): Promise<Database> {
   return db;
 }
 
-/** `clock` is the business clock (docs/architecture.md); tests pass one they can move. */
-export async function createContext(config: Config, db: Database, clock: Clock = systemClock): Promise<AppContext> {
+/** The outside worlds a context is built with; tests replace them (a clock they move, a failing provider). */
+export interface ContextOptions {
+  /** The business clock (docs/architecture.md). */
+  clock?: Clock;
+  custodyFor?: (mode: KeyMode) => CustodyProvider;
+}
+
+export async function createContext(config: Config, db: Database, options: ContextOptions = {}): Promise<AppContext> {
+  const clock = options.clock ?? systemClock;
+  const custody = options.custodyFor ?? custodyFor;
   const catalog = Catalog.load(config.catalogFile);
   const limiter =
     config.rateLimitStore === 'postgres' && 'pool' in db
@@ -46,8 +55,8 @@ export async function createContext(config: Config, db: Database, clock: Clock =
     limiter,
     idempotency: new Idempotency(db, config.docsBaseUrl),
     operator: new OperatorService(db, catalog, clock),
-    paymentIntents: new PaymentIntents(catalog, custodyFor, clock),
-    addresses: new Addresses(catalog, custodyFor, clock),
+    paymentIntents: new PaymentIntents(catalog, custody, clock),
+    addresses: new Addresses(catalog, custody, clock),
     simulator: new DepositSimulator(db, catalog, clock),
     transactions: new Transactions(),
     events: new EventLog(),

@@ -25,14 +25,28 @@ afterAll(async () => {
 });
 
 describe('operations: logs and request ids', () => {
-  it('every response carries an X-Request-Id; a well-formed client id is kept', async () => {
+  it('every response carries the server\'s own X-Request-Id, even when the client sends one', async () => {
     const tenant = await t.tenant();
     const own = await t.call(tenant.key, 'GET', '/health');
     expect(own.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
-    const given = await t.call(tenant.key, 'GET', '/health', { headers: { 'x-request-id': 'client-trace-42' } });
-    expect(given.headers['x-request-id']).toBe('client-trace-42');
+    const given = await t.call(tenant.key, 'GET', '/health', { headers: { 'x-request-id': 'req_00000000000000000000000001' } });
+    expect(given.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(given.headers['x-request-id']).not.toBe('req_00000000000000000000000001');
     const notFound = await t.call(null, 'GET', '/nope');
-    expect(notFound.headers['x-request-id']).toBeDefined();
+    expect(notFound.headers['x-request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+  });
+
+  it('a client X-Request-Id is logged in a field of its own (clientRequestId), never as the request id', async () => {
+    const tenant = await t.tenant();
+    const res = await logged.inject({
+      method: 'GET',
+      url: '/connect/v1/health',
+      headers: { authorization: `Bearer ${tenant.key}`, 'x-request-id': 'client-trace-42' },
+    });
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.reqId === res.headers['x-request-id']);
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    expect(entries.every((e) => e.clientRequestId === 'client-trace-42')).toBe(true);
+    expect(lines.some((line) => (JSON.parse(line) as Record<string, unknown>).reqId === 'client-trace-42')).toBe(false);
   });
 
   it('log lines are JSON with the request id, and never contain keys, tokens or Authorization headers', async () => {

@@ -17,12 +17,24 @@ describe('OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
   });
 
-  it('documents the partner and operator routes from their schemas', async () => {
+  it('the partner document lists partner routes only, from their schemas', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/connect/v1/openapi.json' })).json();
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/connect/v1/health', '/connect/v1/capabilities', '/admin/v1/organizations', '/admin/v1/keys/{id}/rotate']),
-    );
+    const paths = Object.keys(doc.paths);
+    expect(paths).toEqual(expect.arrayContaining(['/connect/v1/health', '/connect/v1/capabilities', '/connect/v1/payment-intents']));
+    expect(paths.every((path) => path.startsWith('/connect/v1/'))).toBe(true);
+    expect(doc.paths['/connect/v1/payment-intents'].post.requestBody).toBeDefined();
+  });
+
+  it('GET /admin/v1/openapi.json is the operator API\'s own valid document: operator routes only', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/admin/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    const paths = Object.keys(doc.paths);
+    expect(paths).toEqual(expect.arrayContaining(['/admin/v1/organizations', '/admin/v1/keys/{id}/rotate']));
+    expect(paths.every((path) => path.startsWith('/admin/v1/'))).toBe(true);
     expect(doc.paths['/admin/v1/organizations'].post.requestBody).toBeDefined();
+    expect(doc.paths['/admin/v1/organizations'].post.security).toEqual([{ operatorToken: [] }]);
   });
 
   it('browsable docs are served at /connect/v1/docs', async () => {

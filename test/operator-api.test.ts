@@ -28,10 +28,11 @@ describe('operator API: organizations', () => {
     expect((await createOrg({ name: 'Live Co', status: 'active' })).status).toBe('active');
   });
 
-  it('an unknown status is 422 parameter_invalid', async () => {
+  it('an unknown status is a value not allowed: 400 invalid_request naming status and the allowed values', async () => {
     const res = await t.admin('POST', '/organizations', { name: 'X', status: 'approved' });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'status' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_request', param: 'status' });
+    expect(res.json().error.message).toContain('active, pending_verification, suspended');
   });
 
   it('GET /organizations/{id} returns the organization; an unknown or malformed id is 404', async () => {
@@ -159,11 +160,11 @@ describe('operator API: keys', () => {
     expect(key).toMatchObject({ scopes: ['intents:read'], expires_at: expiresAt, rate_limit_rps: 7 });
   });
 
-  it('an unknown scope is 422 parameter_invalid; a past expires_at is 400 invalid_request', async () => {
+  it('an unknown scope and a past expires_at are values not allowed: 400 invalid_request naming each', async () => {
     const org = await createOrg();
     const scope = await t.admin('POST', `/organizations/${org.id}/keys`, { mode: 'test', scopes: ['everything'] });
-    expect(scope.statusCode).toBe(422);
-    expect(scope.json().error.param).toBe('scopes.0');
+    expect(scope.statusCode).toBe(400);
+    expect(scope.json().error).toMatchObject({ code: 'invalid_request', param: 'scopes.0' });
     const past = await t.admin('POST', `/organizations/${org.id}/keys`, { mode: 'test', expires_at: '2020-01-01T00:00:00Z' });
     expect(past.statusCode).toBe(400);
     expect(past.json().error).toMatchObject({ code: 'invalid_request', param: 'expires_at' });

@@ -3,6 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { DomainError } from '../domain/errors.js';
 import type { AssetNetworkPair } from '../domain/organizations.js';
+import { schemaFailureCode } from '../http/error-handler.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseLimit } from '../http/pagination.js';
 
 export function integer(value: string): number {
@@ -34,7 +35,7 @@ export function checked<S extends TSchema>(schema: S, body: unknown): Static<S> 
   const flag = `--${(path.find((part) => part !== 'settings') ?? '').replaceAll('_', '-')}`;
   const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
   throw new DomainError(
-    'parameter_invalid',
+    schemaFailureCode(first.keyword),
     `${flag} ${first.message}${allowed ? `: ${allowed.join(', ')}` : ''}.`,
     path.join('.'),
   );

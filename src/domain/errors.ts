@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'invalid_json',
   'unsupported_media_type',
   'request_too_large',
+  'request_uri_too_long',
+  'request_header_fields_too_large',
   'invalid_request',
   'catalog_invalid',
   'min_usdt_amount_requires_solana',

@@ -13,16 +13,19 @@ import { paymentIntentRoutes } from '../routes/payment-intents.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
+import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import type { App, AppContext } from './context.js';
-import { installErrorHandling } from './error-handler.js';
-import { openApiOptions } from './openapi.js';
+import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
+import { installJsonBodyParser } from './json-body.js';
+import { adminOpenApi, partnerOpenApi } from './openapi.js';
+import { refuseUnstorableStrings } from './request-guards.js';
 import './route-config.js';
 import { ErrorEnvelopeSchema } from './schemas.js';
+import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
 export const ADMIN_PREFIX = '/admin/v1';
-const BODY_LIMIT_BYTES = 256 * 1024;
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 /**
  * Request ids: a random per-process prefix and a counter, 26 characters of [0-9A-Z]. Unique across
@@ -39,6 +42,7 @@ export interface BuildOptions {
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<App> {
+  const { docsBaseUrl } = ctx.config;
   const app = Fastify({
     logger:
       options.logger === false
@@ -50,51 +54,68 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: ctx.config.trustProxy,
+    // Request ids are always the server's own: a client cannot make its lines look like another request's.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : nextRequestId();
+    genReqId: nextRequestId,
+    // A client's X-Request-Id is kept in a field of its own on every log line of the request.
+    childLoggerFactory: (logger, bindings, childOptions, raw) => {
+      const given = raw.headers['x-request-id'];
+      const clientRequestId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : undefined;
+      return logger.child(clientRequestId ? { ...bindings, clientRequestId } : bindings, childOptions);
     },
+    clientErrorHandler: clientErrorHandler(docsBaseUrl),
+    frameworkErrors: frameworkErrors(docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  installJsonBodyParser(app);
   // The API speaks JSON only: other bodies are answered 415 instead of reaching validation as strings.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installErrorHandling(app, ctx.config.docsBaseUrl);
+  app.addHook('preValidation', refuseUnstorableStrings);
+  installErrorHandling(app, docsBaseUrl);
+  installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
+  const failures = new AuthFailureLimiter(ctx.config.authFailuresPerMinute);
 
-  await app.register(swagger, openApiOptions(PARTNER_PREFIX, ADMIN_PREFIX));
-  await app.register(swaggerUi, { routePrefix: `${PARTNER_PREFIX}/docs` });
-  app.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  // Each API gets its own OpenAPI document: swagger registered in a context sees that context's routes only.
+  await app.register(async (docs: App) => {
+    await docs.register(swagger, partnerOpenApi());
+    await docs.register(swaggerUi, { routePrefix: `${PARTNER_PREFIX}/docs` });
+    docs.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
+    await docs.register(
+      async (partner: App) => {
+        partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter, failures, ctx.clock));
+        healthRoutes(partner, ctx);
+        capabilitiesRoutes(partner, ctx);
+        paymentIntentRoutes(partner, ctx);
+        addressRoutes(partner, ctx);
+        transactionRoutes(partner, ctx);
+        eventRoutes(partner, ctx);
+        sandboxRoutes(partner, ctx);
+        unavailableRoutes(partner);
+      },
+      { prefix: PARTNER_PREFIX },
+    );
+  });
 
-  await app.register(
-    async (partner: App) => {
-      partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter, ctx.clock));
-      healthRoutes(partner, ctx);
-      capabilitiesRoutes(partner, ctx);
-      paymentIntentRoutes(partner, ctx);
-      addressRoutes(partner, ctx);
-      transactionRoutes(partner, ctx);
-      eventRoutes(partner, ctx);
-      sandboxRoutes(partner, ctx);
-      unavailableRoutes(partner);
-    },
-    { prefix: PARTNER_PREFIX },
-  );
-
-  await app.register(
-    async (admin: App) => {
-      admin.addHook('onRequest', adminAuthentication(options.adminToken));
-      adminOrganizationRoutes(admin, ctx);
-      adminKeyRoutes(admin, ctx);
-    },
-    { prefix: ADMIN_PREFIX },
-  );
+  await app.register(async (docs: App) => {
+    await docs.register(swagger, adminOpenApi());
+    docs.get(`${ADMIN_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
+    await docs.register(
+      async (admin: App) => {
+        admin.addHook('onRequest', adminAuthentication(options.adminToken, failures));
+        adminOrganizationRoutes(admin, ctx);
+        adminKeyRoutes(admin, ctx);
+      },
+      { prefix: ADMIN_PREFIX },
+    );
+  });
 
   return app;
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { checkAuthorization, checkCredential } from '../domain/access.js';
+import { checkAuthorization, checkCredential, type Caller } from '../domain/access.js';
 import { hashApiKey, parseApiKey } from '../domain/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
@@ -8,9 +8,12 @@ import { findCaller } from '../store/api-keys.js';
 import type { Database } from '../store/database.js';
 import { routeNotFound } from './error-handler.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
+import type { AuthFailureLimiter } from './auth-failures.js';
 import type { KeyRateLimiter } from './rate-limit.js';
+import { refuseDuplicatedHeaders } from './request-guards.js';
 
-const BEARER = /^Bearer ([^\s]+)$/;
+/** RFC 7235: the scheme is case-insensitive. */
+const BEARER = /^Bearer ([^\s]+)$/i;
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -20,18 +23,36 @@ function bearerToken(request: FastifyRequest): string | null {
 const authenticationRequired = () =>
   new DomainError('authentication_required', 'Send your API key as "Authorization: Bearer sk_test_…" or "sk_live_…".');
 
+/** Counts a failed authentication against the client's address, then fails. */
+async function failed(failures: AuthFailureLimiter, request: FastifyRequest, error: DomainError): Promise<never> {
+  await failures.record(request.ip);
+  throw error;
+}
+
+/** The caller, if its key is usable now; otherwise the failure is counted and thrown. */
+async function verified(caller: Caller | null, now: Date, failures: AuthFailureLimiter, request: FastifyRequest): Promise<Caller> {
+  try {
+    checkCredential(caller, now);
+    return caller;
+  } catch (error) {
+    return failed(failures, request, error as DomainError);
+  }
+}
+
 /**
- * The partner API's gate, in the contract's order: header format (401), Idempotency-Key presence on IDEM
- * routes (400, decided before any storage is touched), key lookup (401), rate limit (429), organization
- * status and scope (403). A live key on a /test route is answered as if the route did not exist.
+ * The partner API's gate, in the contract's order: duplicated credential headers (400), header format (401),
+ * Idempotency-Key presence on IDEM routes (400, decided before any storage is touched), failed attempts of
+ * this address (429), key lookup (401), rate limit (429), organization status and scope (403). A live key on
+ * a /test route is answered as if the route did not exist.
  */
-export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, clock: Clock) {
+export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, failures: AuthFailureLimiter, clock: Clock) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const contract = request.routeOptions.config;
+    refuseDuplicatedHeaders(request, ['Authorization', IDEMPOTENCY_HEADER]);
     const token = bearerToken(request);
     const claimedMode = token ? parseApiKey(token) : null;
     if (contract.sandboxOnly && claimedMode === 'live') throw routeNotFound(request);
-    if (!token || !claimedMode) throw authenticationRequired();
+    if (!token || !claimedMode) return failed(failures, request, authenticationRequired());
     if (contract.idempotent && readIdempotencyKey(request) === null) {
       throw new DomainError(
         'idempotency_key_required',
@@ -39,8 +60,8 @@ export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, clo
         IDEMPOTENCY_HEADER,
       );
     }
-    const caller = await findCaller(db, hashApiKey(token));
-    checkCredential(caller, clock.now());
+    await failures.check(request.ip);
+    const caller = await verified(await findCaller(db, hashApiKey(token)), clock.now(), failures, request);
 
     const budget = await limiter.consume(caller.keyId, caller.rateLimitRps);
     reply.header('ratelimit-limit', budget.limit);
@@ -57,13 +78,15 @@ export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, clo
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** The operator API's gate: one shared bearer token, compared in constant time. */
-export function adminAuthentication(adminToken: string) {
+/** The operator API's gate: one shared bearer token, compared in constant time; failures count per address. */
+export function adminAuthentication(adminToken: string, failures: AuthFailureLimiter) {
   const expected = digest(adminToken);
   return async function authenticateOperator(request: FastifyRequest): Promise<void> {
+    refuseDuplicatedHeaders(request, ['Authorization']);
+    await failures.check(request.ip);
     const token = bearerToken(request);
     if (!token || !timingSafeEqual(digest(token), expected)) {
-      throw new DomainError('authentication_required', 'Send the operator token as "Authorization: Bearer <CONNECT_ADMIN_TOKEN>".');
+      return failed(failures, request, new DomainError('authentication_required', 'Send the operator token as "Authorization: Bearer <CONNECT_ADMIN_TOKEN>".'));
     }
   };
 }

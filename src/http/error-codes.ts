@@ -23,6 +23,8 @@ export const ERROR_HTTP: Record<ErrorCode, { status: number; type: ErrorType }> 
   invalid_json: { status: 400, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
+  request_uri_too_long: { status: 414, type: 'invalid_request_error' },
+  request_header_fields_too_large: { status: 431, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
   catalog_invalid: { status: 400, type: 'invalid_request_error' },
   min_usdt_amount_requires_solana: { status: 400, type: 'invalid_request_error' },

@@ -1,8 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
+import { TooManyFailures } from './auth-failures.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const BODY_LIMIT_BYTES = 256 * 1024;
+const BODY_LIMIT_KIB = BODY_LIMIT_BYTES / 1024;
 
 /** `/metadata/foo` → `metadata.foo`: the name a client used for the field. */
 function paramName(path: string, child?: string): string | null {
@@ -37,7 +40,19 @@ function describeValidation(errors: FastifySchemaValidationError[]): { code: Err
   if (param === null && first.keyword === 'type') {
     return { code: 'parameter_invalid', param, message: 'The request body must be a JSON object.' };
   }
-  return { code: 'parameter_invalid', param, message: `Field "${param ?? 'body'}" ${expectation(first, details)}.` };
+  return { code: schemaFailureCode(first.keyword), param, message: `Field "${param ?? 'body'}" ${expectation(first, details)}.` };
+}
+
+/** Keywords whose failure means the body's shape is wrong: a field of the wrong type, or no allowed shape. */
+const STRUCTURAL_KEYWORDS = new Set(['type', 'anyOf', 'oneOf', 'union']);
+
+/**
+ * The contract's two classes of invalid input, for a failed schema keyword other than required and
+ * additionalProperties: 422 when the structure is wrong (wrong type), 400 when a well-formed value is out of
+ * range (too long, too many, not an allowed value, not a date). The CLI uses it too, so both answer alike.
+ */
+export function schemaFailureCode(keyword: string): 'parameter_invalid' | 'invalid_request' {
+  return STRUCTURAL_KEYWORDS.has(keyword) ? 'parameter_invalid' : 'invalid_request';
 }
 
 /** What the field should have been: every type a union accepts, or the allowed values of an enum. */
@@ -62,7 +77,7 @@ function classify(error: FastifyError): { code: ErrorCode; param: string | null;
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { code: 'unsupported_media_type', param: null, message: 'Request bodies must be sent as application/json.' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { code: 'request_too_large', param: null, message: error.message };
+      return { code: 'request_too_large', param: null, message: `The request body is larger than ${BODY_LIMIT_KIB} KiB.` };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { code: 'invalid_json', param: null, message: 'The request body is not valid JSON.' };
@@ -85,7 +100,9 @@ export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string):
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, param, message } = classify(error);
     if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
-    if (code === 'rate_limited') reply.header('retry-after', reply.getHeader('ratelimit-reset') ?? 1);
+    if (code === 'rate_limited') {
+      reply.header('retry-after', error instanceof TooManyFailures ? error.retryAfterSeconds : (reply.getHeader('ratelimit-reset') ?? 1));
+    }
     return reply.code(ERROR_HTTP[code].status).send(errorEnvelope(docsBaseUrl, code, message, param));
   });
 

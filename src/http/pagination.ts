@@ -11,10 +11,11 @@ export const PageQuery = {
   // Read as a string and checked here: lenient coercion would quietly read "1.5" as 1.
   limit: Type.Optional(
     Type.String({
+      maxLength: 10,
       description: `Page size, an integer from 1 to ${MAX_PAGE_SIZE} (larger values are clamped); default ${DEFAULT_PAGE_SIZE}.`,
     }),
   ),
-  cursor: Type.Optional(Type.String({ description: 'The `cursor` of the previous page, verbatim.' })),
+  cursor: Type.Optional(Type.String({ maxLength: 512, description: 'The `cursor` of the previous page, verbatim.' })),
 };
 
 export const ListEnvelope = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>

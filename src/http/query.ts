@@ -53,8 +53,8 @@ export function parseBound(raw: string | undefined, param: string, bound: 'lower
 
 /** The `from`/`to` query parameters every dated list accepts (GET /events, GET /transactions). */
 export const DateRangeQuery = {
-  from: Type.Optional(Type.String({ description: 'Inclusive lower bound on created_at: ISO 8601 date or date-time (UTC if no zone).' })),
-  to: Type.Optional(Type.String({ description: 'Inclusive upper bound on created_at; a bare date covers that whole day.' })),
+  from: Type.Optional(Type.String({ maxLength: 40, description: 'Inclusive lower bound on created_at: ISO 8601 date or date-time (UTC if no zone).' })),
+  to: Type.Optional(Type.String({ maxLength: 40, description: 'Inclusive upper bound on created_at; a bare date covers that whole day.' })),
 };
 
 export function parseDateRange(query: { from?: string; to?: string }): { from: Date | undefined; to: Date | undefined } {

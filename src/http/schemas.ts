@@ -5,6 +5,19 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const Uuid = Type.String({ format: 'uuid' });
 
+/**
+ * Request strings: every one has a maximum length (the OpenAPI document states it), so no input is
+ * unbounded; the limits of the contract (external_ref, description, metadata) are the same values.
+ */
+export const RequestText = (maxLength: number, options: Record<string, unknown> = {}) => Type.String({ maxLength, ...options });
+/** An asset or network code as sent; unknown codes are the catalog's 400, not a schema failure. */
+export const CodeText = (description: string) => RequestText(32, { description });
+export const ExternalRefText = (description: string) => RequestText(255, { description });
+/** An id in a path: no id of this API is longer than 100 characters (the router refuses longer ones). */
+export const PathId = RequestText(100);
+/** An amount as sent: a decimal string (preferred) or a JSON number. */
+export const AmountInput = (description: string) => Type.Union([RequestText(100), Type.Number()], { description });
+
 /** Timestamps leave the service as ISO 8601 UTC strings with milliseconds. */
 export const iso = (date: Date) => date.toISOString();
 export const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);

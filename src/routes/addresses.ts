@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { Address, CreateAddressBody, presentAddress } from '../http/resources/address.js';
-import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { CodeText, errorResponses, ExternalRefText, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['addresses'];
@@ -37,9 +37,9 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
         description: "Intent addresses are listed in their intent's `addresses`.",
         tags,
         querystring: Type.Object({
-          external_ref: Type.Optional(Type.String()),
-          asset: Type.Optional(Type.String()),
-          network: Type.Optional(Type.String()),
+          external_ref: Type.Optional(ExternalRefText("One end user's addresses; an unknown ref gives an empty page.")),
+          asset: Type.Optional(CodeText('Asset code.')),
+          network: Type.Optional(CodeText('Network code.')),
           ...PageQuery,
         }),
         response: { 200: ListEnvelope(Address), ...errorResponses(400, ...PARTNER_ERRORS) },
@@ -58,7 +58,7 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
       schema: {
         summary: 'Get a standalone deposit address',
         tags,
-        params: Type.Object({ address_id: Type.String() }),
+        params: Type.Object({ address_id: PathId }),
         response: { 200: Address, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },

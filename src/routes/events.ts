@@ -6,7 +6,7 @@ import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
 import { Event, presentEvent } from '../http/resources/event.js';
-import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { errorResponses, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['events'];
@@ -22,9 +22,9 @@ export function eventRoutes(app: App, { db, cursors, events }: AppContext): void
         summary: 'List events, newest first',
         tags,
         querystring: Type.Object({
-          type: Type.Optional(Type.String({ description: `Comma-separated event types: ${TYPES}.` })),
-          related_to: Type.Optional(Type.String({ description: 'UUID of the principal object.' })),
-          livemode: Type.Optional(Type.String({ description: 'true or false; omit for both (a key only ever sees its own mode).' })),
+          type: Type.Optional(RequestText(512, { description: `Comma-separated event types: ${TYPES}.` })),
+          related_to: Type.Optional(RequestText(36, { description: 'UUID of the principal object.' })),
+          livemode: Type.Optional(RequestText(5, { description: 'true or false; omit for both (a key only ever sees its own mode).' })),
           ...DateRangeQuery,
           ...PageQuery,
         }),
@@ -59,7 +59,7 @@ export function eventRoutes(app: App, { db, cursors, events }: AppContext): void
         summary: 'Get an event',
         description: 'Unknown, other-tenant and malformed ids all answer 404 event_not_found.',
         tags,
-        params: Type.Object({ event_id: Type.String() }),
+        params: Type.Object({ event_id: PathId }),
         response: { 200: Event, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },

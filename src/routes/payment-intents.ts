@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
-import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['payment intents'];
@@ -35,7 +35,7 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       schema: {
         summary: 'List payment intents, newest first',
         tags,
-        querystring: Type.Object({ external_ref: Type.Optional(Type.String()), ...PageQuery }),
+        querystring: Type.Object({ external_ref: Type.Optional(ExternalRefText("One end user's intents; an unknown ref gives an empty page.")), ...PageQuery }),
         response: { 200: ListEnvelope(PaymentIntent), ...errorResponses(400, ...PARTNER_ERRORS) },
       },
     },
@@ -53,7 +53,7 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       schema: {
         summary: 'Get a payment intent',
         tags,
-        params: Type.Object({ payment_intent_id: Type.String() }),
+        params: Type.Object({ payment_intent_id: PathId }),
         response: { 200: PaymentIntent, ...errorResponses(400, 404, ...PARTNER_ERRORS) },
       },
     },

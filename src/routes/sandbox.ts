@@ -4,11 +4,11 @@ import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
 import { Address, presentAddress } from '../http/resources/address.js';
 import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
-import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { AmountInput, CodeText, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['sandbox'];
-const Amount = Type.Union([Type.String(), Type.Number()], { description: 'Decimal string preferred.' });
+const Amount = AmountInput('Decimal string preferred.');
 
 const checkId = (id: string, what: string) => {
   if (!isUuid(id)) throw notFound(what);
@@ -30,9 +30,9 @@ export function sandboxRoutes(app: App, { clock, simulator }: AppContext): void 
           'Without amount: pays what remains, in the primary currency on its first network, completing the intent. ' +
           'Once the intent is completed, calls change nothing and return it as it is. No Idempotency-Key needed.',
         tags,
-        params: Type.Object({ id: Type.String() }),
+        params: Type.Object({ id: PathId }),
         body: Type.Object(
-          { amount: Type.Optional(Amount), currency: Type.Optional(Type.String()), network: Type.Optional(Type.String()) },
+          { amount: Type.Optional(Amount), currency: Type.Optional(CodeText('Asset code.')), network: Type.Optional(CodeText('Network code.')) },
           { additionalProperties: false },
         ),
         response: { 200: PaymentIntent, ...errorResponses(400, 404, 422, ...PARTNER_ERRORS) },
@@ -51,7 +51,7 @@ export function sandboxRoutes(app: App, { clock, simulator }: AppContext): void 
       schema: {
         summary: 'Simulate a deposit to a standalone address',
         tags,
-        params: Type.Object({ id: Type.String() }),
+        params: Type.Object({ id: PathId }),
         body: Type.Object({ amount: Amount }, { additionalProperties: false }),
         response: { 200: Address, ...errorResponses(400, 404, 422, ...PARTNER_ERRORS) },
       },

@@ -4,7 +4,7 @@ import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { DateRangeQuery, oneOf, parseDateRange, parseList } from '../http/query.js';
 import { presentTransaction, Transaction } from '../http/resources/transaction.js';
-import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['transactions'];
@@ -19,9 +19,9 @@ export function transactionRoutes(app: App, { db, cursors, transactions }: AppCo
         summary: 'List ledger transactions, newest first',
         tags,
         querystring: Type.Object({
-          external_ref: Type.Optional(Type.String({ description: "One end user's rows; an unknown ref gives an empty page." })),
-          type: Type.Optional(Type.String({ description: `Comma-separated: ${TRANSACTION_TYPES.join(', ')}.` })),
-          status: Type.Optional(Type.String({ description: `Comma-separated: ${TRANSACTION_STATUSES.join(', ')}.` })),
+          external_ref: Type.Optional(ExternalRefText("One end user's rows; an unknown ref gives an empty page.")),
+          type: Type.Optional(RequestText(512, { description: `Comma-separated: ${TRANSACTION_TYPES.join(', ')}.` })),
+          status: Type.Optional(RequestText(512, { description: `Comma-separated: ${TRANSACTION_STATUSES.join(', ')}.` })),
           ...DateRangeQuery,
           ...PageQuery,
         }),
@@ -48,7 +48,7 @@ export function transactionRoutes(app: App, { db, cursors, transactions }: AppCo
       schema: {
         summary: 'Get a ledger transaction',
         tags,
-        params: Type.Object({ transaction_id: Type.String() }),
+        params: Type.Object({ transaction_id: PathId }),
         response: { 200: Transaction, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },

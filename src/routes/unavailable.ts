@@ -1,7 +1,8 @@
 import { DomainError } from '../domain/errors.js';
 import type { App } from '../http/context.js';
 import type { RouteContract } from '../http/route-config.js';
-import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
+import { Type } from 'typebox';
+import { errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 
 /** Routes the contract registers ahead of their implementation: authenticated, then 501. */
 const UNAVAILABLE: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; tag: string; contract?: RouteContract }[] = [
@@ -18,6 +19,12 @@ const UNAVAILABLE: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; t
   { method: 'GET', url: '/ramps/sessions/:session_id', tag: 'ramps' },
 ];
 
+/** `/webhooks/:webhook_id` → a schema for its `webhook_id`, bounded like every other path id. */
+const paramsOf = (url: string) => {
+  const names = [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  return names.length ? { params: Type.Object(Object.fromEntries(names.map((name) => [name, PathId]))) } : {};
+};
+
 export function unavailableRoutes(app: App): void {
   for (const route of UNAVAILABLE) {
     app.route({
@@ -27,6 +34,7 @@ export function unavailableRoutes(app: App): void {
       schema: {
         summary: 'Registered, not yet available',
         tags: [route.tag],
+        ...paramsOf(route.url),
         response: errorResponses(501, ...PARTNER_ERRORS),
       },
       handler: async () => {

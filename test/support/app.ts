@@ -1,8 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { createContext, type ContextOptions } from '../../src/context.js';
 import type { KeyMode } from '../../src/domain/api-keys.js';
-import { systemClock, type Clock } from '../../src/domain/clock.js';
 import type { OrganizationStatus } from '../../src/domain/organizations.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App, AppContext } from '../../src/http/context.js';
@@ -10,7 +9,7 @@ import type { Database } from '../../src/store/database.js';
 import type { NewApiKey } from '../../src/use-cases/operator.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
-export const ADMIN_TOKEN = 'test-operator-token';
+export const ADMIN_TOKEN = 'test-operator-token-0123456789abcdef';
 export const DOCS_BASE = 'https://docs.example.test';
 
 export interface TestApp {
@@ -39,11 +38,14 @@ export interface CallOptions {
   idempotencyKey?: string;
 }
 
-/** `clock` is the service's business clock: pass a ManualClock (support/clock.ts) to move time by hand. */
-export async function startTestApp(overrides: Partial<Config> = {}, existing?: TestDatabase, clock: Clock = systemClock): Promise<TestApp> {
+/**
+ * `options` replaces outside worlds: `clock` (a ManualClock from support/clock.ts moves time by hand),
+ * `custodyFor` (a provider that fails or records its calls).
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, existing?: TestDatabase, options: ContextOptions = {}): Promise<TestApp> {
   const testDb = existing ?? (await openTestDatabase());
   const config: Config = { ...loadConfig({}), docsBaseUrl: DOCS_BASE, logLevel: 'silent', ...overrides };
-  const ctx = await createContext(config, testDb.db, clock);
+  const ctx = await createContext(config, testDb.db, options);
   const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });
   await app.ready();
 

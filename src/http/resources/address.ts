@@ -1,13 +1,13 @@
 import { Type, type Static } from 'typebox';
 import type { AddressRow } from '../../store/addresses.js';
-import { iso, Timestamp, Uuid } from '../schemas.js';
+import { CodeText, ExternalRefText, iso, RequestText, Timestamp, Uuid } from '../schemas.js';
 
 export const CreateAddressBody = Type.Object(
   {
-    asset: Type.String({ description: 'Asset code, e.g. USDC.' }),
-    network: Type.String({ description: 'Lowercase network code, e.g. solana.' }),
-    external_ref: Type.Optional(Type.String({ description: 'Per-user address for this end user; omit for a tenant-treasury address.' })),
-    label: Type.Optional(Type.String({ maxLength: 255, description: 'Your own name for the address.' })),
+    asset: CodeText('Asset code, e.g. USDC.'),
+    network: CodeText('Lowercase network code, e.g. solana.'),
+    external_ref: Type.Optional(ExternalRefText('Per-user address for this end user; omit for a tenant-treasury address.')),
+    label: Type.Optional(RequestText(255, { description: 'Your own name for the address.' })),
   },
   { additionalProperties: false },
 );

@@ -3,18 +3,23 @@ import { toNumber } from '../../domain/money.js';
 import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
 import { Decimal } from '../../domain/money.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
-import { iso, isoOrNull, NullableTimestamp, Timestamp, Uuid } from '../schemas.js';
+import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
+import { MAX_DESCRIPTION, MAX_METADATA_KEY, MAX_METADATA_KEYS, MAX_METADATA_VALUE } from '../../domain/payment-intents.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const MetadataValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-export const Metadata = Type.Record(Type.String(), MetadataValue, { description: 'At most 50 keys; values at most 500 characters.' });
+const MetadataValue = Type.Union([RequestText(MAX_METADATA_VALUE), Type.Number(), Type.Boolean(), Type.Null()]);
+export const Metadata = Type.Record(Type.String(), MetadataValue, {
+  description: `At most ${MAX_METADATA_KEYS} keys of 1 to ${MAX_METADATA_KEY} characters; string values at most ${MAX_METADATA_VALUE} characters.`,
+  maxProperties: MAX_METADATA_KEYS,
+  propertyNames: { minLength: 1, maxLength: MAX_METADATA_KEY },
+});
 
 export const CreatePaymentIntentBody = Type.Object(
   {
-    amount: Type.Union([Type.String(), Type.Number()], { description: 'Amount in the primary currency; a decimal string is preferred.' }),
-    currencies: Type.Array(Type.String(), { description: 'Asset codes in priority order (1 to 10); the first is the primary currency.' }),
-    external_ref: Type.Optional(Nullable(Type.String({ description: 'Selects the whitelabel flow: the end user whose balance is credited.' }))),
-    description: Type.Optional(Nullable(Type.String())),
+    amount: AmountInput('Amount in the primary currency; a decimal string is preferred (at most 15 significant digits).'),
+    currencies: Type.Array(CodeText('Asset code.'), { description: 'Asset codes in priority order (1 to 10); the first is the primary currency.' }),
+    external_ref: Type.Optional(Nullable(ExternalRefText('Selects the whitelabel flow: the end user whose balance is credited.'))),
+    description: Type.Optional(Nullable(RequestText(MAX_DESCRIPTION))),
     metadata: Type.Optional(Nullable(Metadata)),
   },
   { additionalProperties: false },

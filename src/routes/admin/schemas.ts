@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { SCOPES, type Scope as ScopeName } from '../../domain/scopes.js';
 import { ORGANIZATION_STATUSES } from '../../domain/organizations.js';
-import { iso, isoOrNull, NullableTimestamp, Timestamp, Uuid } from '../../http/schemas.js';
+import { CodeText, iso, isoOrNull, NullableTimestamp, PathId, RequestText, Timestamp, Uuid } from '../../http/schemas.js';
 import type { ApiKeyRow } from '../../store/api-keys.js';
 import type { OrganizationRow } from '../../store/organizations.js';
 
 export const OrganizationStatus = Type.Enum(ORGANIZATION_STATUSES);
-const Pair = Type.Object({ asset: Type.String(), network: Type.String() }, { additionalProperties: false });
+const Pair = Type.Object({ asset: CodeText('Asset code.'), network: CodeText('Network code.') }, { additionalProperties: false });
 
 export const Organization = Type.Object({
   id: Uuid,
@@ -22,7 +22,7 @@ export const Organization = Type.Object({
 
 export const CreateOrganizationBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: RequestText(200, { minLength: 1 }),
     status: Type.Optional(OrganizationStatus),
   },
   { additionalProperties: false },
@@ -30,12 +30,12 @@ export const CreateOrganizationBody = Type.Object(
 
 export const UpdateOrganizationBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(RequestText(200, { minLength: 1 })),
     status: Type.Optional(OrganizationStatus),
     settings: Type.Optional(
       Type.Object(
         {
-          intent_ttl_seconds: Type.Optional(Type.Integer({ description: 'Intent lifetime, 60 s to 30 days.' })),
+          intent_ttl_seconds: Type.Optional(Type.Integer({ description: 'Intent lifetime, 1 s to 30 days.' })),
           disabled_pairs: Type.Optional(Type.Array(Pair, { description: 'Replaces the whole list.' })),
         },
         { additionalProperties: false },
@@ -65,14 +65,14 @@ export const ApiKey = Type.Object({
 export const CreateApiKeyBody = Type.Object(
   {
     mode: KeyMode,
-    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    expires_at: Type.Optional(Type.Union([RequestText(40, { format: 'date-time' }), Type.Null()])),
     scopes: Type.Optional(Type.Array(Scope, { description: 'Default: every scope.' })),
     rate_limit_rps: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Default 25 (test) or 100 (live).' })),
   },
   { additionalProperties: false },
 );
 
-export const IdParams = Type.Object({ id: Type.String() });
+export const IdParams = Type.Object({ id: PathId });
 
 export function presentOrganization(row: OrganizationRow): Static<typeof Organization> {
   return { id: row.id, object: 'organization', name: row.name, status: row.status, settings: row.settings, created_at: iso(row.created_at) };

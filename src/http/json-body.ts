@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../domain/errors.js';
+import { MAX_EXACT_SIGNIFICANT_DIGITS, significantDigits } from '../domain/money.js';
+
+/** In valid JSON, strings are skipped whole, so every other match is a number literal. */
+const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const SENTINEL = '\u0000inexact-number';
+
+function isInexact(literal: string): boolean {
+  const value = Number(literal);
+  const digits = significantDigits(literal);
+  return digits > MAX_EXACT_SIGNIFICANT_DIGITS || !Number.isFinite(value) || (value === 0 && digits > 0);
+}
+
+/** Where the first inexact literal sits: it is replaced by a marker string and the marker is looked for. */
+function pathOf(text: string, index: number, length: number): string | null {
+  const marked = JSON.parse(`${text.slice(0, index)}"${SENTINEL}"${text.slice(index + length)}`) as unknown;
+  const search = (value: unknown, path: string[]): string[] | null => {
+    if (value === SENTINEL) return path;
+    if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        const found = search(child, [...path, key]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return search(marked, [])?.join('.') || null;
+}
+
+/**
+ * The JSON body parser: Fastify's own (prototype-poisoning protection included), then a refusal of number
+ * literals that a double cannot carry exactly (more than 15 significant digits, or out of range). JSON.parse
+ * would round them without a word, and an amount must never change on its way in.
+ */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
+    const text = raw.toString();
+    parse(request, text, (error, body) => {
+      if (error) return done(error, undefined);
+      for (const match of text.matchAll(TOKENS)) {
+        if (match[0].startsWith('"') || !isInexact(match[0])) continue;
+        const param = pathOf(text, match.index, match[0].length);
+        return done(
+          new DomainError(
+            'invalid_request',
+            `${param ?? 'The body'} is a JSON number with more than ${MAX_EXACT_SIGNIFICANT_DIGITS} significant digits (or out of range), ` +
+              'which JSON numbers do not carry exactly. Send it as a decimal string.',
+            param,
+          ),
+          undefined,
+        );
+      }
+      done(null, body);
+    });
+  });
+}
