@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 
 /** NUL, or half of a UTF-16 surrogate pair: what PostgreSQL text and jsonb cannot store. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The dotted path of the first string (or object key) in `value` that PostgreSQL cannot store, or null. */
@@ -34,6 +35,7 @@ export async function refuseUnstorableStrings(request: FastifyRequest): Promise<
   for (const part of [request.query, request.body]) {
     const path = unstorableStringPath(part);
     if (path) {
+      // eslint-disable-next-line no-control-regex -- the offending characters are masked in the answer
       const param = path.map((p) => p.replace(/[\u0000\uD800-\uDFFF]/g, '\uFFFD')).join('.') || null;
       throw new DomainError(
         'invalid_request',
