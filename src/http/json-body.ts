@@ -4,7 +4,8 @@ import { MAX_EXACT_SIGNIFICANT_DIGITS, significantDigits } from '../domain/money
 
 /** In valid JSON, strings are skipped whole, so every other match is a number literal. */
 const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-const SENTINEL = '\u0000inexact-number';
+/** Stands in for the inexact literal while its path is looked for (a JSON string, so no control characters). */
+const SENTINEL = 'connect-payments:inexact-number:7f3c9a';
 
 function isInexact(literal: string): boolean {
   const value = Number(literal);
