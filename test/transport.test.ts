@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { ADMIN_TOKEN, startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { createTenant } from './support/partner.js';
 
 /**
@@ -122,5 +122,32 @@ describe('failures before routing use the envelope', () => {
   it('a path with broken percent-encoding is 400 invalid_request', async () => {
     const head = `GET /connect/v1/payment-intents/%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nConnection: close\r\n\r\n`;
     expectEnvelope(await rawRequest(head), 400, 'invalid_request');
+  });
+});
+
+describe('repeated credential headers (Node would keep the first Authorization and join Idempotency-Keys)', () => {
+  it('two Authorization headers are 400 invalid_request naming the header, even when both carry the key', async () => {
+    const head = `GET /connect/v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nauthorization: Bearer ${tenant.key}\r\nConnection: close\r\n\r\n`;
+    const res = await rawRequest(head);
+    expectEnvelope(res, 400, 'invalid_request');
+    expect(JSON.parse(res.body).error.param).toBe('Authorization');
+  });
+
+  it('two Idempotency-Key headers are 400 invalid_request naming the header, and nothing is stored under either', async () => {
+    const body = Buffer.from(JSON.stringify({ amount: '10', currencies: ['USDC'] }));
+    const head =
+      `POST /connect/v1/payment-intents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nIdempotency-Key: first\r\n` +
+      `Idempotency-Key: second\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const res = await rawRequest(head, body);
+    expectEnvelope(res, 400, 'invalid_request');
+    expect(JSON.parse(res.body).error.param).toBe('Idempotency-Key');
+    expect(await t.db.query("SELECT 1 FROM idempotency_records WHERE idempotency_key IN ('first', 'second', 'first, second')")).toHaveLength(0);
+  });
+
+  it('the operator API refuses two Authorization headers alike', async () => {
+    const head = `GET /admin/v1/organizations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nConnection: close\r\n\r\n`;
+    const res = await rawRequest(head);
+    expectEnvelope(res, 400, 'invalid_request');
+    expect(JSON.parse(res.body).error.param).toBe('Authorization');
   });
 });
