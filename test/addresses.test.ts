@@ -236,7 +236,7 @@ describe('GET /addresses/{id}', () => {
     expect(errorOf(foreign)).toEqual(errorOf(missing));
   });
 
-  it("an intent's address id is 404: intent addresses are not standalone addresses", async () => {
+  it("an intent's address id is 404 resource_not_found, the same body as an unknown id: intent addresses are not standalone addresses", async () => {
     const { key, organizationId } = await createTenant(t);
     const intent = await createIntent(t, key);
     const [row] = await t.db.query<{ id: string }>(
@@ -244,7 +244,12 @@ describe('GET /addresses/{id}', () => {
       [intent.id, organizationId],
     );
     const res = await t.call(key, 'GET', `/addresses/${row!.id}`);
+    const missing = await t.call(key, 'GET', `/addresses/${randomUUID()}`);
     expect(res.statusCode).toBe(404);
+    expect(missing.statusCode).toBe(404);
+    expect(errorOf(res)).toMatchObject({ type: 'not_found_error', code: 'resource_not_found' });
+    expect(res.body).toBe(missing.body);
+    expect(await listAddresses(t, key)).toEqual(EMPTY_PAGE);
   });
 });
 

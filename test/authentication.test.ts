@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { DOCS_BASE, startTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -94,11 +94,22 @@ describe('authentication table', () => {
     expect((await t.call(tenant.key, 'GET', '/health')).statusCode).toBe(200);
   });
 
-  it('suspending an organization takes effect on the next request', async () => {
+  it('suspending an organization takes effect on the next request: 403 account_pending_approval saying it is suspended; reactivating too', async () => {
     const tenant = await t.tenant({ mode: 'live' });
     expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
-    await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'suspended' });
-    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(403);
+    expect((await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'suspended' })).statusCode).toBe(200);
+    const res = await t.call(tenant.key, 'GET', '/capabilities');
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toEqual({
+      type: 'permission_error',
+      code: 'account_pending_approval',
+      message: expect.stringContaining('suspended'),
+      param: null,
+      doc_url: `${DOCS_BASE}/errors/account_pending_approval`,
+    });
+    expect((await t.call(tenant.key, 'GET', '/health')).json().organization.status).toBe('suspended');
+    expect((await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'active' })).statusCode).toBe(200);
+    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
   });
 
   it('a key without the route scope is 403 forbidden_scope naming the scope', async () => {

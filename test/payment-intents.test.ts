@@ -190,7 +190,7 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
     expect(await intentCount(organizationId)).toBe(0);
   });
 
-  it('the limits are inclusive: 255-character external_ref, 500-character description, 50 metadata keys, 500-character values', async () => {
+  it('the limits are inclusive: 255-character external_ref, 500-character description, 50 metadata keys, 500-character values, all kept whole', async () => {
     const { key } = await createTenant(t);
     const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i === 0 ? 'v'.repeat(500) : 'v']));
     const res = await postIntent(t, key, {
@@ -200,7 +200,17 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
       description: 'd'.repeat(500),
       metadata,
     });
-    expect(res.statusCode).toBe(201);
+    expect(res.statusCode, res.body).toBe(201);
+    const created = json<IntentEnvelope>(res);
+    // Accepted at the limit means stored and returned whole: nothing truncated, no key dropped.
+    expect({ external_ref: created.external_ref, description: created.description, metadata: created.metadata }).toEqual({
+      external_ref: 'r'.repeat(255),
+      description: 'd'.repeat(500),
+      metadata,
+    });
+    expect(new Set(created.addresses.map((a) => a.asset))).toEqual(new Set(['USDC', 'USDT', 'ETH', 'BTC', 'SOL', 'TRX']));
+    const read = await t.call(key, 'GET', `/payment-intents/${created.id}`);
+    expect(json<IntentEnvelope>(read)).toEqual(created);
   });
 
   it('an amount with exactly the asset decimals is accepted (6 for USDT; 15 for ETH, within the 15 significant digits)', async () => {
