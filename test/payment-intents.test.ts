@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, withManualClock, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import {
   countRows,
@@ -14,7 +14,6 @@ import {
   listIntents,
   postIntent,
   setSettings,
-  sleep,
   validFor,
   walkPages,
   type IntentEnvelope,
@@ -456,17 +455,19 @@ describe('GET /payment-intents/{id}', () => {
 });
 
 describe('GET /payment-intents', () => {
-  it('lists the tenant intents newest first', async () => {
-    const { key } = await createTenant(t);
-    const ids: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      ids.push((await createIntent(t, key)).id);
-      await sleep(5);
-    }
-    const page = await listIntents(t, key);
-    expect(page.data.map((i) => i.id)).toEqual([...ids].reverse());
-    expect(page).toMatchObject({ has_more: false, cursor: null });
-  });
+  it('lists the tenant intents newest first (by created_at, from the business clock)', () =>
+    withManualClock(t, async (m, clock) => {
+      const { key } = await createTenant(m);
+      const created: IntentEnvelope[] = [];
+      for (let i = 0; i < 4; i++) {
+        created.push(await createIntent(m, key));
+        clock.advance(1_000);
+      }
+      expect(new Set(created.map((i) => i.created_at)).size).toBe(4);
+      const page = await listIntents(m, key);
+      expect(page.data.map((i) => i.id)).toEqual(created.map((i) => i.id).reverse());
+      expect(page).toMatchObject({ has_more: false, cursor: null });
+    }));
 
   it('filters by external_ref', async () => {
     const { key } = await createTenant(t);
@@ -484,24 +485,29 @@ describe('GET /payment-intents', () => {
     expect(await listIntents(t, key, '?external_ref=never-used')).toEqual(EMPTY_PAGE);
   });
 
-  it('limit and cursor page through every intent once, even while intents are created between pages', async () => {
-    const { key } = await createTenant(t);
-    const existing: string[] = [];
-    for (let i = 0; i < 7; i++) {
-      existing.push((await createIntent(t, key)).id);
-      await sleep(3);
-    }
-    const pages = await walkPages(
-      (cursorParam) => listIntents(t, key, `?limit=2${cursorParam}`),
-      () => createIntent(t, key), // newer than every page already read
-    );
-    for (const page of pages) {
-      expect(page.data.length).toBeLessThanOrEqual(2);
-      expect(page.has_more).toBe(page.cursor !== null);
-    }
-    expect(pages.length).toBe(4);
-    expect(pages.flatMap((page) => page.data.map((i) => i.id))).toEqual([...existing].reverse());
-  });
+  it('limit and cursor page through every intent once, even while intents are created between pages', () =>
+    withManualClock(t, async (m, clock) => {
+      const { key } = await createTenant(m);
+      const existing: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        existing.push((await createIntent(m, key)).id);
+        clock.advance(1_000);
+      }
+      const pages = await walkPages(
+        (cursorParam) => listIntents(m, key, `?limit=2${cursorParam}`),
+        async () => {
+          clock.advance(1_000);
+          await createIntent(m, key); // newer than every page already read
+        },
+      );
+      for (const page of pages) {
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        expect(page.has_more).toBe(page.cursor !== null);
+      }
+      expect(pages.length).toBe(4);
+      expect(pages.flatMap((page) => page.data.map((i) => i.id))).toEqual([...existing].reverse());
+      expect((await listIntents(m, key, '?limit=200')).data).toHaveLength(7 + 4);
+    }));
 });
 
 describe('POST /payment-intents: scopes and account status', () => {

@@ -44,8 +44,6 @@ export const EMPTY_PAGE = { has_more: false, data: [], cursor: null };
 export const json = <T>(res: LightMyRequestResponse): T => res.json() as T;
 export const errorOf = (res: LightMyRequestResponse): ErrorDetail => json<ErrorEnvelope>(res).error;
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 // Tenants and keys -------------------------------------------------------------------------------------------
 
 /** A tenant whose key is not throttled by the per-key rate limit (tests make many calls per second). */
