@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, withManualClock, type TestApp } from './support/app.js';
 import {
   countRows,
   createAddress,
@@ -15,7 +15,6 @@ import {
   listAddresses,
   postAddress,
   setSettings,
-  sleep,
   validFor,
   walkPages,
   type AddressObject,
@@ -157,19 +156,21 @@ describe('POST /addresses', () => {
 });
 
 describe('GET /addresses', () => {
-  it('lists the standalone addresses newest first, and no intent address', async () => {
-    const { key } = await createTenant(t);
-    const ids: string[] = [];
-    for (const [asset, network] of [['USDT', 'tron'], ['USDC', 'solana'], ['ETH', 'base']] as const) {
-      ids.push((await createAddress(t, key, { asset, network })).id);
-      await sleep(5);
-    }
-    const intent = await createIntent(t, key, { currencies: ['USDC', 'USDT'] });
-    const page = await listAddresses(t, key);
-    expect(idsOf(page)).toEqual([...ids].reverse());
-    const listed = new Set(page.data.map((a) => a.address));
-    for (const a of intent.addresses) expect(listed.has(a.address)).toBe(false);
-  });
+  it('lists the standalone addresses newest first (by created_at, from the business clock), and no intent address', () =>
+    withManualClock(t, async (m, clock) => {
+      const { key } = await createTenant(m);
+      const created: AddressObject[] = [];
+      for (const [asset, network] of [['USDT', 'tron'], ['USDC', 'solana'], ['ETH', 'base']] as const) {
+        created.push(await createAddress(m, key, { asset, network }));
+        clock.advance(1_000);
+      }
+      expect(new Set(created.map((a) => a.created_at)).size).toBe(3);
+      const intent = await createIntent(m, key, { currencies: ['USDC', 'USDT'] });
+      const page = await listAddresses(m, key);
+      expect(idsOf(page)).toEqual(created.map((a) => a.id).reverse());
+      const listed = new Set(page.data.map((a) => a.address));
+      for (const a of intent.addresses) expect(listed.has(a.address)).toBe(false);
+    }));
 
   it('filters by asset, by network, and by both', async () => {
     const { key } = await createTenant(t);
@@ -197,23 +198,29 @@ describe('GET /addresses', () => {
     expect(await listAddresses(t, key, '?external_ref=never-used')).toEqual(EMPTY_PAGE);
   });
 
-  it('limit and cursor page through every address once', async () => {
-    const { key } = await createTenant(t);
-    const created: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      created.push((await createAddress(t, key)).id);
-      await sleep(3);
-    }
-    const pages = await walkPages(
-      (cursorParam) => listAddresses(t, key, `?limit=2${cursorParam}`),
-      () => createAddress(t, key), // newer than every page already read
-    );
-    for (const page of pages) {
-      expect(page.data.length).toBeLessThanOrEqual(2);
-      expect(page.has_more).toBe(page.cursor !== null);
-    }
-    expect(pages.flatMap(idsOf)).toEqual([...created].reverse());
-  });
+  it('limit and cursor page through every address once, even while addresses are created between pages', () =>
+    withManualClock(t, async (m, clock) => {
+      const { key } = await createTenant(m);
+      const created: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        created.push((await createAddress(m, key)).id);
+        clock.advance(1_000);
+      }
+      const pages = await walkPages(
+        (cursorParam) => listAddresses(m, key, `?limit=2${cursorParam}`),
+        async () => {
+          clock.advance(1_000);
+          await createAddress(m, key); // newer than every page already read
+        },
+      );
+      for (const page of pages) {
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        expect(page.has_more).toBe(page.cursor !== null);
+      }
+      expect(pages.length).toBe(3);
+      expect(pages.flatMap(idsOf)).toEqual([...created].reverse());
+      expect((await listAddresses(m, key, '?limit=200')).data).toHaveLength(5 + 3);
+    }));
 });
 
 describe('GET /addresses/{id}', () => {
@@ -236,7 +243,7 @@ describe('GET /addresses/{id}', () => {
     expect(errorOf(foreign)).toEqual(errorOf(missing));
   });
 
-  it("an intent's address id is 404: intent addresses are not standalone addresses", async () => {
+  it("an intent's address id is 404 resource_not_found, the same body as an unknown id: intent addresses are not standalone addresses", async () => {
     const { key, organizationId } = await createTenant(t);
     const intent = await createIntent(t, key);
     const [row] = await t.db.query<{ id: string }>(
@@ -244,7 +251,12 @@ describe('GET /addresses/{id}', () => {
       [intent.id, organizationId],
     );
     const res = await t.call(key, 'GET', `/addresses/${row!.id}`);
+    const missing = await t.call(key, 'GET', `/addresses/${randomUUID()}`);
     expect(res.statusCode).toBe(404);
+    expect(missing.statusCode).toBe(404);
+    expect(errorOf(res)).toMatchObject({ type: 'not_found_error', code: 'resource_not_found' });
+    expect(res.body).toBe(missing.body);
+    expect(await listAddresses(t, key)).toEqual(EMPTY_PAGE);
   });
 });
 

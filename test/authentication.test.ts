@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import type { OrganizationStatus } from '../src/domain/organizations.js';
+import { DOCS_BASE, startTestApp, type TestApp } from './support/app.js';
+import { countRows } from './support/partner.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -94,11 +98,22 @@ describe('authentication table', () => {
     expect((await t.call(tenant.key, 'GET', '/health')).statusCode).toBe(200);
   });
 
-  it('suspending an organization takes effect on the next request', async () => {
+  it('suspending an organization takes effect on the next request: 403 account_pending_approval saying it is suspended; reactivating too', async () => {
     const tenant = await t.tenant({ mode: 'live' });
     expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
-    await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'suspended' });
-    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(403);
+    expect((await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'suspended' })).statusCode).toBe(200);
+    const res = await t.call(tenant.key, 'GET', '/capabilities');
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toEqual({
+      type: 'permission_error',
+      code: 'account_pending_approval',
+      message: expect.stringContaining('suspended'),
+      param: null,
+      doc_url: `${DOCS_BASE}/errors/account_pending_approval`,
+    });
+    expect((await t.call(tenant.key, 'GET', '/health')).json().organization.status).toBe('suspended');
+    expect((await t.admin('PATCH', `/organizations/${tenant.organizationId}`, { status: 'active' })).statusCode).toBe(200);
+    expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
   });
 
   it('a key without the route scope is 403 forbidden_scope naming the scope', async () => {
@@ -159,5 +174,52 @@ describe('authentication table', () => {
     const live = await t.tenant({ mode: 'live' });
     expect(test.key).toMatch(/^sk_test_[0-9A-Za-z]{32,}$/);
     expect(live.key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
+  });
+});
+
+describe('order of checks (docs/errors.md): rate limit (429), then organization status and scope (403), then body structure (422)', () => {
+  /** Calls until the first 429, at most 50 times; returns every response, the 429 last. */
+  async function callUntilRateLimited(call: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse[]> {
+    const responses: LightMyRequestResponse[] = [];
+    while (responses.length < 50) {
+      const res = await call();
+      responses.push(res);
+      if (res.statusCode === 429) return responses;
+    }
+    throw new Error(`no 429 within 50 requests: ${responses.map((r) => r.statusCode).join(', ')}`);
+  }
+
+  it.each<[string, { scopes?: string[] }, OrganizationStatus, string]>([
+    ['a key lacking the scope', { scopes: ['intents:read'] }, 'active', 'forbidden_scope'],
+    ['a key of a suspended organization', {}, 'suspended', 'account_pending_approval'],
+  ])('429 before 403: %s, over its budget, gets 429 rate_limited', async (_case, key, status, code403) => {
+    const tenant = await t.tenant({ status, key: { rate_limit_rps: 1, ...key } });
+    const responses = await callUntilRateLimited(() => t.call(tenant.key, 'GET', '/addresses'));
+    // Within budget the 403 answers; over it, the rate limit answers first (a 403-first order never gives 429).
+    const refused = responses.slice(0, -1);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const res of refused) {
+      expect(res.statusCode).toBe(403);
+      expect(code(res)).toBe(code403);
+    }
+    const limited = responses.at(-1)!;
+    expect(code(limited)).toBe('rate_limited');
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+  });
+
+  it.each<[string, { scopes?: string[] }, OrganizationStatus, string]>([
+    ['a key lacking addresses:write', { scopes: ['addresses:read'] }, 'active', 'forbidden_scope'],
+    ['a key of a suspended organization', {}, 'suspended', 'account_pending_approval'],
+  ])('403 before 422: %s sending a structurally invalid body gets 403', async (_case, key, status, code403) => {
+    const tenant = await t.tenant({ status, key });
+    const invalid = { asset: 5, network: 'solana', unknown_field: true };
+    const res = await t.call(tenant.key, 'POST', '/addresses', { body: invalid, idempotencyKey: randomUUID() });
+    expect(res.statusCode).toBe(403);
+    expect(code(res)).toBe(code403);
+    // The body really is structurally invalid: a key allowed to call the route gets 422.
+    const allowed = await t.tenant();
+    const invalidRes = await t.call(allowed.key, 'POST', '/addresses', { body: invalid, idempotencyKey: randomUUID() });
+    expect(invalidRes.statusCode).toBe(422);
+    expect(await countRows(t, 'SELECT 1 FROM deposit_addresses WHERE organization_id = $1', [tenant.organizationId])).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import {
+  accountsOf,
   balanceOf,
   countRows,
   createAddress,
@@ -69,38 +70,48 @@ describe('deposit credit: which balance', () => {
     const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'] });
     const account = { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' };
-    expect(await balanceOf(t, account)).toBe('0');
+    expect(await balanceOf(t, account)).toBeNull();
     await simulate(t, org.key, intent.id, { amount: '4' });
     expect(await balanceOf(t, account)).toBe('4');
     await simulate(t, org.key, intent.id, { amount: '1.25' });
     expect(await balanceOf(t, account)).toBe('5.25');
+    expect(await accountsOf(t, org.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'solana', balance: '5.25' }]);
   });
 
-  it("with external_ref the profile's ledger account grows, not the organization's", async () => {
+  it("with external_ref the credit goes to the profile's ledger account only: the organization gets no account", async () => {
     const org = await createTenant(t);
     const intent = await createIntent(t, org.key, { amount: '10', currencies: ['USDC'], external_ref: 'user-42' });
     await simulate(t, org.key, intent.id, { amount: '3' });
     const profileId = await profileIdOf(t, org.organizationId, 'user-42');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId, asset: 'USDC', network: 'solana' })).toBe('3');
-    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' })).toBe('0');
+    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'solana' })).toBeNull();
+    expect(await accountsOf(t, org.organizationId)).toEqual([{ profileId, asset: 'USDC', network: 'solana', balance: '3' }]);
     const [row] = (await listPage(t, org.key, '/transactions')).data;
     expect(row).toMatchObject({ external_ref: 'user-42', payment_intent_id: intent.id });
   });
 
-  it("a credit to a tenant-treasury standalone address grows the organization's account", async () => {
+  it("a credit to a tenant-treasury standalone address goes to the organization's account only", async () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum' });
     await creditDirect(t, org.organizationId, { addressId: address.id, network: 'arbitrum', amount: '7' });
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'arbitrum' })).toBe('7');
+    expect(await accountsOf(t, org.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'arbitrum', balance: '7' }]);
   });
 
-  it("a credit to a per-user standalone address grows that profile's account", async () => {
+  it("a credit to a per-user standalone address goes to that profile's account only: the organization's stays unchanged", async () => {
     const org = await createTenant(t);
+    // The organization already holds 2 on the same asset and network: the per-user credit must not touch it.
+    const treasury = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum' });
+    await creditDirect(t, org.organizationId, { addressId: treasury.id, network: 'arbitrum', amount: '2' });
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'arbitrum', external_ref: 'user-7' });
     await creditDirect(t, org.organizationId, { addressId: address.id, network: 'arbitrum', amount: '7' });
     const profileId = await profileIdOf(t, org.organizationId, 'user-7');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId, asset: 'USDC', network: 'arbitrum' })).toBe('7');
-    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'arbitrum' })).toBe('0');
+    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'arbitrum' })).toBe('2');
+    expect(await accountsOf(t, org.organizationId)).toEqual([
+      { profileId: null, asset: 'USDC', network: 'arbitrum', balance: '2' },
+      { profileId, asset: 'USDC', network: 'arbitrum', balance: '7' },
+    ]);
   });
 });
 

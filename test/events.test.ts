@@ -5,6 +5,7 @@ import {
   createAddress,
   createIntent,
   createTenant,
+  creditDirect,
   EMPTY_PAGE,
   errorOf,
   eventsInOrder,
@@ -139,6 +140,50 @@ describe('event resource', () => {
     }
     expect(events[0]!.data).toMatchObject({ amount: 4, amount_received: 4, amount_remaining: 6, partial_payment: true, status: 'partial', network: 'solana' });
     expect(events[1]!.data).toMatchObject({ amount: 6, amount_received: 10, amount_remaining: 0, partial_payment: false, status: 'completed', network: 'base' });
+  });
+
+  it('data of address.deposit.received is exactly address_id, transaction_id, external_ref, amount (decimal string), currency, network, address_receiver, address_sender, hash', async () => {
+    // The fixture's tenant-treasury address, credited 1 by the simulator: external_ref null.
+    const [treasuryEvent] = (await list(`?related_to=${address.id}`)).data;
+    const [treasuryTx] = await t.db.query<{ id: string; from_address: string; tx_hash: string }>(
+      'SELECT id, from_address, tx_hash FROM transactions WHERE address_id = $1',
+      [address.id],
+    );
+    expect(treasuryEvent!.data).toEqual({
+      address_id: address.id,
+      transaction_id: treasuryTx!.id,
+      external_ref: null,
+      amount: '1',
+      currency: 'USDC',
+      network: 'polygon',
+      address_receiver: address.address,
+      address_sender: treasuryTx!.from_address,
+      hash: treasuryTx!.tx_hash,
+    });
+
+    // A per-user address credited as a chain watcher would: external_ref set, the amount exact and normalized.
+    const org = await createTenant(t);
+    const perUser = await createAddress(t, org.key, { asset: 'USDT', network: 'tron', external_ref: 'user-deposit' });
+    const { transaction } = await creditDirect(t, org.organizationId, {
+      addressId: perUser.id,
+      network: 'tron',
+      amount: '12.3450',
+      txHash: 'tron-deposit-hash-1',
+      fromAddress: 'TSenderOfTheDeposit',
+    });
+    const page = await list('', org.key);
+    expect(page.data.map((e) => e.type)).toEqual(['address.deposit.received']);
+    expect(page.data[0]!.data).toEqual({
+      address_id: perUser.id,
+      transaction_id: transaction.id,
+      external_ref: 'user-deposit',
+      amount: '12.345',
+      currency: 'USDT',
+      network: 'tron',
+      address_receiver: perUser.address,
+      address_sender: 'TSenderOfTheDeposit',
+      hash: 'tron-deposit-hash-1',
+    });
   });
 
   it('GET /events/{id} returns the same event as the list', async () => {

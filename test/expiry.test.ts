@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueIntents } from '../src/use-cases/expiry.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { ManualClock } from './support/clock.js';
 import { onPostgres } from './support/database.js';
 import {
   balanceOf,
@@ -14,6 +15,7 @@ import {
   intentAddressId,
   json,
   listIntents,
+  setSettings,
   simulate,
   type TransactionObject,
 } from './support/partner.js';
@@ -146,6 +148,50 @@ describe('intent expiry', () => {
       expect(events.map((e) => e.type)).toEqual(['payment_intent.expired', 'payment_intent.payment_received']);
       expect(await getIntent(t, org.key, intent.id)).toMatchObject({ status: 'expired', amount_received: 2 });
       expect(await storedStatus(intent.id)).toBe('expired');
+    }
+  });
+});
+
+describe('payment_intent.expired data', () => {
+  it('is exactly ref_code, amount, currency, status expired, amount_received, expires_at, metadata (amounts as decimal strings)', async () => {
+    // A second app on the same database whose business clock moves by hand: expiry without waiting.
+    const clock = new ManualClock();
+    const m = await startTestApp({}, t.testDb, clock);
+    try {
+      const org = await createTenant(m);
+      await setSettings(m, org.organizationId, { intent_ttl_seconds: 1 });
+      const partial = await createIntent(m, org.key, { amount: '10.50', currencies: ['USDC', 'USDT'], metadata: { order: 'E-1', attempt: 3 } });
+      await simulate(m, org.key, partial.id, { amount: '4.25' });
+      const untouched = await createIntent(m, org.key, { amount: '7', currencies: ['ETH'] });
+      clock.advance(1_001);
+      expect(await expireDueIntents(m.db, clock)).toBeGreaterThanOrEqual(2);
+
+      const expiredOf = async (id: string) => {
+        const found = (await eventsOf(m, org.key, id)).filter((e) => e.type === 'payment_intent.expired');
+        expect(found).toHaveLength(1);
+        expect(found[0]).toMatchObject({ related_to: id, related_to_kind: 'payment_intent', created_at: clock.now().toISOString() });
+        return found[0]!.data;
+      };
+      expect(await expiredOf(partial.id)).toEqual({
+        ref_code: partial.ref_code,
+        amount: '10.5',
+        currency: 'USDC',
+        status: 'expired',
+        amount_received: '4.25',
+        expires_at: partial.expires_at,
+        metadata: { order: 'E-1', attempt: 3 },
+      });
+      expect(await expiredOf(untouched.id)).toEqual({
+        ref_code: untouched.ref_code,
+        amount: '7',
+        currency: 'ETH',
+        status: 'expired',
+        amount_received: '0',
+        expires_at: untouched.expires_at,
+        metadata: {},
+      });
+    } finally {
+      await m.close();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpiredIdempotencyRecords } from '../src/store/idempotency.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
@@ -84,6 +85,108 @@ describe('idempotency (POST /addresses)', () => {
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
   });
 
+});
+
+describe('idempotency: a request refused before the operation stores nothing (401, 403, 422, 429)', () => {
+  const recordsUnder = (idempotencyKey: string) =>
+    t.db.query<{ response_status: number | null }>('SELECT response_status FROM idempotency_records WHERE idempotency_key = $1', [idempotencyKey]);
+
+  /**
+   * `refused` was answered `status`/`code`; no record exists under `idempotencyKey`; then `retry` (the fixed
+   * request, same Idempotency-Key) runs the operation: 201, not a replay, and only now is a record stored.
+   */
+  async function expectRefusedThenRetried(
+    refused: LightMyRequestResponse,
+    expected: { status: number; code: string },
+    idempotencyKey: string,
+    retry: () => Promise<LightMyRequestResponse>,
+  ): Promise<void> {
+    expect(refused.statusCode, refused.body).toBe(expected.status);
+    expect(refused.json().error.code).toBe(expected.code);
+    expect(refused.headers['idempotent-replayed']).toBeUndefined();
+    expect(await recordsUnder(idempotencyKey)).toEqual([]);
+    const retried = await retry();
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(retried.json()).toMatchObject({ object: 'address', asset: 'USDC', network: 'solana' });
+    expect(await recordsUnder(idempotencyKey)).toEqual([{ response_status: 201 }]);
+  }
+
+  it('401 authentication_required (a key never issued): nothing stored; the same Idempotency-Key with a valid key runs', async () => {
+    const key = randomUUID();
+    const refused = await mint(`sk_test_${'A'.repeat(40)}`, key);
+    await expectRefusedThenRetried(refused, { status: 401, code: 'authentication_required' }, key, () => mint(tenant.key, key));
+  });
+
+  it("401 expired_credential (an expired key of the same organization): nothing stored; the organization's valid key runs", async () => {
+    const org = await t.tenant({ key: { rate_limit_rps: 1000 } });
+    const expired = await t.ctx.operator.createApiKey(org.organizationId, { mode: 'test', rate_limit_rps: 1000 });
+    await t.db.query("UPDATE api_keys SET expires_at = now() - interval '1 minute' WHERE id = $1", [expired.id]);
+    const key = randomUUID();
+    const refused = await mint(expired.key, key);
+    await expectRefusedThenRetried(refused, { status: 401, code: 'expired_credential' }, key, () => mint(org.key, key));
+  });
+
+  it('403 forbidden_scope (a key without addresses:write): nothing stored; a key of the same organization with the scope runs', async () => {
+    const org = await t.tenant({ key: { rate_limit_rps: 1000, scopes: ['addresses:read'] } });
+    const full = await t.ctx.operator.createApiKey(org.organizationId, { mode: 'test', rate_limit_rps: 1000 });
+    const key = randomUUID();
+    const refused = await mint(org.key, key);
+    await expectRefusedThenRetried(refused, { status: 403, code: 'forbidden_scope' }, key, () => mint(full.key, key));
+  });
+
+  it('403 account_pending_approval (a suspended organization): nothing stored; once active, the same key and Idempotency-Key run', async () => {
+    const org = await t.tenant({ status: 'suspended', key: { rate_limit_rps: 1000 } });
+    const key = randomUUID();
+    const refused = await mint(org.key, key);
+    expect((await t.admin('PATCH', `/organizations/${org.organizationId}`, { status: 'active' })).statusCode).toBe(200);
+    await expectRefusedThenRetried(refused, { status: 403, code: 'account_pending_approval' }, key, () => mint(org.key, key));
+  });
+
+  it('403 account_pending_approval (a live key, organization pending verification): nothing stored; once approved, the retry runs the operation', async () => {
+    const org = await t.tenant({ status: 'pending_verification', mode: 'live', key: { rate_limit_rps: 1000 } });
+    const key = randomUUID();
+    const refused = await mint(org.key, key);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe('account_pending_approval');
+    expect(await recordsUnder(key)).toEqual([]);
+    expect((await t.admin('PATCH', `/organizations/${org.organizationId}`, { status: 'active' })).statusCode).toBe(200);
+    // Live custody is not configured, so the operation itself answers 503 (stored neither): the 403 is not replayed.
+    const retried = await mint(org.key, key);
+    expect(retried.statusCode, retried.body).toBe(503);
+    expect(retried.json().error.code).toBe('provider_unavailable');
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(await recordsUnder(key)).toEqual([]);
+  });
+
+  it('422 (a structurally invalid body): nothing stored; the same invalid body is judged again, and the fixed body runs', async () => {
+    const key = randomUUID();
+    const invalid = { asset: 'USDC', network: 'solana', colour: 'red' };
+    const refused = await mint(tenant.key, key, invalid);
+    expect(refused.json().error.param).toBe('colour');
+    const again = await mint(tenant.key, key, invalid);
+    expect(again.statusCode).toBe(422);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    await expectRefusedThenRetried(refused, { status: 422, code: 'parameter_unknown' }, key, () => mint(tenant.key, key));
+  });
+
+  it('429 rate_limited: nothing stored; the same Idempotency-Key through a key of the same organization with budget left runs', async () => {
+    const org = await t.tenant({ key: { rate_limit_rps: 1 } });
+    const spare = await t.ctx.operator.createApiKey(org.organizationId, { mode: 'test', rate_limit_rps: 1000 });
+    // Each attempt has a fresh Idempotency-Key (an allowed one stores its 201); stop at the first 429.
+    let limited: { key: string; res: LightMyRequestResponse } | undefined;
+    for (let attempt = 0; attempt < 50 && !limited; attempt++) {
+      const key = randomUUID();
+      const res = await mint(org.key, key);
+      if (res.statusCode === 429) limited = { key, res };
+      else expect(res.statusCode, res.body).toBe(201);
+    }
+    expect(limited, 'no 429 within 50 requests at 1 rps').toBeDefined();
+    await expectRefusedThenRetried(limited!.res, { status: 429, code: 'rate_limited' }, limited!.key, () => mint(spare.key, limited!.key));
+  });
+});
+
+describe('idempotency (POST /addresses): scope, lifetime and concurrency', () => {
   it('keys are scoped to organization and mode: another tenant using the same key string gets its own result', async () => {
     const other = await t.tenant();
     const key = randomUUID();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, withManualClock, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import {
   countRows,
@@ -14,7 +14,6 @@ import {
   listIntents,
   postIntent,
   setSettings,
-  sleep,
   validFor,
   walkPages,
   type IntentEnvelope,
@@ -190,7 +189,7 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
     expect(await intentCount(organizationId)).toBe(0);
   });
 
-  it('the limits are inclusive: 255-character external_ref, 500-character description, 50 metadata keys, 500-character values', async () => {
+  it('the limits are inclusive: 255-character external_ref, 500-character description, 50 metadata keys, 500-character values, all kept whole', async () => {
     const { key } = await createTenant(t);
     const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i === 0 ? 'v'.repeat(500) : 'v']));
     const res = await postIntent(t, key, {
@@ -200,7 +199,17 @@ describe('POST /payment-intents: business validation is 400 invalid_request nami
       description: 'd'.repeat(500),
       metadata,
     });
-    expect(res.statusCode).toBe(201);
+    expect(res.statusCode, res.body).toBe(201);
+    const created = json<IntentEnvelope>(res);
+    // Accepted at the limit means stored and returned whole: nothing truncated, no key dropped.
+    expect({ external_ref: created.external_ref, description: created.description, metadata: created.metadata }).toEqual({
+      external_ref: 'r'.repeat(255),
+      description: 'd'.repeat(500),
+      metadata,
+    });
+    expect(new Set(created.addresses.map((a) => a.asset))).toEqual(new Set(['USDC', 'USDT', 'ETH', 'BTC', 'SOL', 'TRX']));
+    const read = await t.call(key, 'GET', `/payment-intents/${created.id}`);
+    expect(json<IntentEnvelope>(read)).toEqual(created);
   });
 
   it('an amount with exactly the asset decimals is accepted (6 for USDT; 15 for ETH, within the 15 significant digits)', async () => {
@@ -446,17 +455,19 @@ describe('GET /payment-intents/{id}', () => {
 });
 
 describe('GET /payment-intents', () => {
-  it('lists the tenant intents newest first', async () => {
-    const { key } = await createTenant(t);
-    const ids: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      ids.push((await createIntent(t, key)).id);
-      await sleep(5);
-    }
-    const page = await listIntents(t, key);
-    expect(page.data.map((i) => i.id)).toEqual([...ids].reverse());
-    expect(page).toMatchObject({ has_more: false, cursor: null });
-  });
+  it('lists the tenant intents newest first (by created_at, from the business clock)', () =>
+    withManualClock(t, async (m, clock) => {
+      const { key } = await createTenant(m);
+      const created: IntentEnvelope[] = [];
+      for (let i = 0; i < 4; i++) {
+        created.push(await createIntent(m, key));
+        clock.advance(1_000);
+      }
+      expect(new Set(created.map((i) => i.created_at)).size).toBe(4);
+      const page = await listIntents(m, key);
+      expect(page.data.map((i) => i.id)).toEqual(created.map((i) => i.id).reverse());
+      expect(page).toMatchObject({ has_more: false, cursor: null });
+    }));
 
   it('filters by external_ref', async () => {
     const { key } = await createTenant(t);
@@ -474,24 +485,29 @@ describe('GET /payment-intents', () => {
     expect(await listIntents(t, key, '?external_ref=never-used')).toEqual(EMPTY_PAGE);
   });
 
-  it('limit and cursor page through every intent once, even while intents are created between pages', async () => {
-    const { key } = await createTenant(t);
-    const existing: string[] = [];
-    for (let i = 0; i < 7; i++) {
-      existing.push((await createIntent(t, key)).id);
-      await sleep(3);
-    }
-    const pages = await walkPages(
-      (cursorParam) => listIntents(t, key, `?limit=2${cursorParam}`),
-      () => createIntent(t, key), // newer than every page already read
-    );
-    for (const page of pages) {
-      expect(page.data.length).toBeLessThanOrEqual(2);
-      expect(page.has_more).toBe(page.cursor !== null);
-    }
-    expect(pages.length).toBe(4);
-    expect(pages.flatMap((page) => page.data.map((i) => i.id))).toEqual([...existing].reverse());
-  });
+  it('limit and cursor page through every intent once, even while intents are created between pages', () =>
+    withManualClock(t, async (m, clock) => {
+      const { key } = await createTenant(m);
+      const existing: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        existing.push((await createIntent(m, key)).id);
+        clock.advance(1_000);
+      }
+      const pages = await walkPages(
+        (cursorParam) => listIntents(m, key, `?limit=2${cursorParam}`),
+        async () => {
+          clock.advance(1_000);
+          await createIntent(m, key); // newer than every page already read
+        },
+      );
+      for (const page of pages) {
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        expect(page.has_more).toBe(page.cursor !== null);
+      }
+      expect(pages.length).toBe(4);
+      expect(pages.flatMap((page) => page.data.map((i) => i.id))).toEqual([...existing].reverse());
+      expect((await listIntents(m, key, '?limit=200')).data).toHaveLength(7 + 4);
+    }));
 });
 
 describe('POST /payment-intents: scopes and account status', () => {

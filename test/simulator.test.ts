@@ -3,6 +3,7 @@ import { SIMULATOR_SENDER_MARKER, simulatedSender, simulatedTxHash } from '../sr
 import { DOCS_BASE, startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import {
+  accountsOf,
   balanceOf,
   countRows,
   createAddress,
@@ -16,6 +17,7 @@ import {
   getIntent,
   intentAddressId,
   json,
+  listPage,
   postAddressSimulation,
   postSimulation,
   profileIdOf,
@@ -228,41 +230,48 @@ describe('simulate-deposit on a payment intent', () => {
 });
 
 describe('simulate-deposit on a standalone address', () => {
-  it("credits the organization's balance and writes address.deposit.received with the deposit's data", async () => {
+  it("credits the organization's balance and writes exactly one event, address.deposit.received with the deposit's data, and no intent event", async () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base' });
     const returned = await simulateAddress(t, org.key, address.id, '7.5');
     expect(returned).toMatchObject({ id: address.id, address: address.address });
-    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'base' })).toBe('7.5');
+    expect(await accountsOf(t, org.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'base', balance: '7.5' }]);
 
-    const [row] = await t.db.query<{ id: string; tx_hash: string; from_address: string; payment_intent_id: string | null }>(
+    const rows = await t.db.query<{ id: string; tx_hash: string; from_address: string; payment_intent_id: string | null }>(
       'SELECT id, tx_hash, from_address, payment_intent_id FROM transactions WHERE address_id = $1',
       [address.id],
     );
-    expect(row!.payment_intent_id).toBeNull();
-    const events = await eventsOf(t, org.key, address.id);
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'address.deposit.received', related_to: address.id, related_to_kind: 'address' });
-    expect(events[0]!.data).toMatchObject({
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row.payment_intent_id).toBeNull();
+    // Every event of the (fresh) tenant, whatever it relates to: the deposit may write no payment_intent.* event.
+    const all = await listPage(t, org.key, '/events', '?limit=200');
+    expect(all.has_more).toBe(false);
+    expect(all.data.map((e) => e.type)).toEqual(['address.deposit.received']);
+    expect(all.data[0]).toMatchObject({ related_to: address.id, related_to_kind: 'address' });
+    expect(all.data[0]!.data).toEqual({
+      address_id: address.id,
+      transaction_id: row.id,
+      external_ref: null,
       amount: '7.5',
       currency: 'USDC',
       network: 'base',
       address_receiver: address.address,
-      address_sender: row!.from_address,
-      hash: row!.tx_hash,
+      address_sender: row.from_address,
+      hash: row.tx_hash,
     });
-    expect(String(events[0]!.data.address_sender).endsWith(':simulator')).toBe(true);
-    const all = await eventsOf(t, org.key, address.id);
-    expect(all.some((e) => e.type.startsWith('payment_intent.'))).toBe(false);
+    expect(row.from_address.endsWith(':simulator')).toBe(true);
+    expect(await countRows(t, "SELECT 1 FROM events WHERE organization_id = $1 AND type LIKE 'payment_intent.%'", [org.organizationId])).toBe(0);
   });
 
-  it("with external_ref it credits the profile's balance", async () => {
+  it("with external_ref the credit goes to the profile's balance only: the organization gets no account", async () => {
     const org = await createTenant(t);
     const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base', external_ref: 'user-sim' });
     await simulateAddress(t, org.key, address.id, '4');
     const profileId = await profileIdOf(t, org.organizationId, 'user-sim');
     expect(await balanceOf(t, { organizationId: org.organizationId, profileId, asset: 'USDC', network: 'base' })).toBe('4');
-    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'base' })).toBe('0');
+    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'base' })).toBeNull();
+    expect(await accountsOf(t, org.organizationId)).toEqual([{ profileId, asset: 'USDC', network: 'base', balance: '4' }]);
   });
 
   it('repeated simulations each credit once with distinct hashes', async () => {
@@ -272,7 +281,7 @@ describe('simulate-deposit on a standalone address', () => {
     await simulateAddress(t, org.key, address.id, '2');
     const rows = await t.db.query<{ tx_hash: string }>('SELECT tx_hash FROM transactions WHERE address_id = $1', [address.id]);
     expect(new Set(rows.map((r) => r.tx_hash)).size).toBe(2);
-    expect(await balanceOf(t, { organizationId: org.organizationId, profileId: null, asset: 'USDC', network: 'base' })).toBe('3');
+    expect(await accountsOf(t, org.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'base', balance: '3' }]);
   });
 
   it("the id of a payment intent's address is refused with 400 invalid_request (param id): simulate on the intent instead", async () => {
@@ -284,12 +293,20 @@ describe('simulate-deposit on a standalone address', () => {
     expect(await transactionCount(intent.id)).toBe(0);
   });
 
-  it("another tenant's address is 404 and is not credited", async () => {
-    const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'base' });
+  it("another tenant's address is 404 resource_not_found, the same body as a missing address, and nothing is credited or written", async () => {
+    const owner = await createTenant(t);
+    const address = await createAddress(t, owner.key, { asset: 'USDC', network: 'base' });
     const other = await createTenant(t);
-    const res = await postAddressSimulation(t, other.key, address.id, '1');
-    expect(res.statusCode).toBe(404);
+    const foreign = await postAddressSimulation(t, other.key, address.id, '1');
+    const missing = await postAddressSimulation(t, other.key, '00000000-0000-4000-8000-000000000000', '1');
+    expect(foreign.statusCode).toBe(404);
+    expect(missing.statusCode).toBe(404);
+    expect(errorOf(foreign)).toMatchObject({ type: 'not_found_error', code: 'resource_not_found', param: 'id' });
+    expect(foreign.body).toBe(missing.body);
     expect(await countRows(t, 'SELECT 1 FROM transactions WHERE address_id = $1', [address.id])).toBe(0);
+    expect(await accountsOf(t, owner.organizationId)).toEqual([]);
+    expect(await accountsOf(t, other.organizationId)).toEqual([]);
+    expect(await countRows(t, 'SELECT 1 FROM events WHERE organization_id = ANY($1::uuid[])', [[owner.organizationId, other.organizationId]])).toBe(0);
   });
 
   it('a live key gets 404 route_not_found', async () => {

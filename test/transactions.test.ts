@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { startTestApp, withManualClock, type Tenant, type TestApp } from './support/app.js';
 import {
   createAddress,
   createIntent,
@@ -11,7 +11,6 @@ import {
   listPage,
   simulate,
   simulateAddress,
-  sleep,
   walkPages,
   type AddressObject,
   type IntentEnvelope,
@@ -150,22 +149,29 @@ describe('GET /transactions', () => {
 });
 
 describe('pagination while rows are inserted', () => {
-  it('rows created after the first page do not shift the pages: every original row is seen exactly once', async () => {
-    const org = await createTenant(t);
-    const intent = await createIntent(t, org.key, { amount: '100', currencies: ['USDC'] });
-    for (let i = 1; i <= 5; i++) await simulate(t, org.key, intent.id, { amount: String(i) });
-    const original = (await list('', org.key)).data;
-    expect(original).toHaveLength(5);
+  it('rows created after the first page do not shift the pages: every original row is seen exactly once', () =>
+    withManualClock(t, async (m, clock) => {
+      const org = await createTenant(m);
+      const intent = await createIntent(m, org.key, { amount: '100', currencies: ['USDC'] });
+      for (let i = 1; i <= 5; i++) {
+        clock.advance(1_000);
+        await simulate(m, org.key, intent.id, { amount: String(i) });
+      }
+      const listOf = (query: string) => listPage(m, org.key, '/transactions', query);
+      const original = (await listOf('')).data;
+      expect(original.map((r) => r.amount)).toEqual(['5', '4', '3', '2', '1']);
 
-    const insertAfterFirstPage = async (index: number) => {
-      if (index > 0) return;
-      await sleep(5);
-      for (let i = 0; i < 3; i++) await simulate(t, org.key, intent.id, { amount: '0.5' });
-    };
-    const pages = await walkPages((cursorParam) => list(`?limit=2${cursorParam}`, org.key), insertAfterFirstPage);
-    expect(pages.flatMap((page) => ids(page.data))).toEqual(ids(original));
-    expect((await list('', org.key)).data).toHaveLength(8);
-  });
+      const insertAfterFirstPage = async (index: number) => {
+        if (index > 0) return;
+        for (let i = 0; i < 3; i++) {
+          clock.advance(1_000);
+          await simulate(m, org.key, intent.id, { amount: '0.5' });
+        }
+      };
+      const pages = await walkPages((cursorParam) => listOf(`?limit=2${cursorParam}`), insertAfterFirstPage);
+      expect(pages.flatMap((page) => ids(page.data))).toEqual(ids(original));
+      expect((await listOf('')).data).toHaveLength(8);
+    }));
 });
 
 describe('GET /transactions/{id}', () => {

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/http/app.js';
 import type { App, AppContext } from '../../src/http/context.js';
 import type { Database } from '../../src/store/database.js';
 import type { NewApiKey } from '../../src/use-cases/operator.js';
+import { ManualClock } from './clock.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
 export const ADMIN_TOKEN = 'test-operator-token-0123456789abcdef';
@@ -86,4 +87,19 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
       if (!existing) await testDb.close();
     },
   };
+}
+
+/**
+ * Runs `work` against a second app on `t`'s database whose business clock is a ManualClock starting at the
+ * current time. Rows are stamped with that clock, so a test that needs created_at values in a known order
+ * advances it between creations instead of sleeping.
+ */
+export async function withManualClock<T>(t: TestApp, work: (app: TestApp, clock: ManualClock) => Promise<T>): Promise<T> {
+  const clock = new ManualClock();
+  const app = await startTestApp({}, t.testDb, clock);
+  try {
+    return await work(app, clock);
+  } finally {
+    await app.close();
+  }
 }

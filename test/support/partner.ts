@@ -44,8 +44,6 @@ export const EMPTY_PAGE = { has_more: false, data: [], cursor: null };
 export const json = <T>(res: LightMyRequestResponse): T => res.json() as T;
 export const errorOf = (res: LightMyRequestResponse): ErrorDetail => json<ErrorEnvelope>(res).error;
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 // Tenants and keys -------------------------------------------------------------------------------------------
 
 /** A tenant whose key is not throttled by the per-key rate limit (tests make many calls per second). */
@@ -236,10 +234,11 @@ export interface Account {
 }
 
 /**
- * The sandbox balance of one ledger account ("0" when the account does not exist yet), after checking it
- * equals the sum of the account's ledger entries.
+ * The balance of one ledger account, or null when the account does not exist (nothing was ever posted to it),
+ * after checking it equals the sum of the account's ledger entries. Null and '0' are different answers: a
+ * test that expects no credit on an account must not pass because the credit went to another one.
  */
-export async function balanceOf(t: TestApp, account: Account): Promise<string> {
+export async function balanceOf(t: TestApp, account: Account): Promise<string | null> {
   const rows = await t.db.query<{ balance: string; entries: string }>(
     `SELECT a.balance::text AS balance,
             (SELECT coalesce(sum(e.amount), 0)::text FROM ledger_entries e WHERE e.account_id = a.id) AS entries
@@ -249,9 +248,36 @@ export async function balanceOf(t: TestApp, account: Account): Promise<string> {
   );
   expect(rows.length).toBeLessThanOrEqual(1);
   const row = rows[0];
-  if (!row) return '0';
+  if (!row) return null;
   expect(new Decimal(row.balance).eq(new Decimal(row.entries)), `balance ${row.balance} vs entries ${row.entries}`).toBe(true);
   return new Decimal(row.balance).toFixed();
+}
+
+export interface AccountBalance {
+  profileId: string | null;
+  asset: string;
+  network: string;
+  balance: string;
+}
+
+/**
+ * Every ledger account of an organization in one mode (sandbox unless `mode` says otherwise), each checked
+ * against the sum of its entries, ordered by profile (the organization's own accounts first), asset and
+ * network. Tests compare it whole, so a credit posted to the wrong account cannot go unnoticed.
+ */
+export async function accountsOf(t: TestApp, organizationId: string, mode: KeyMode = 'test'): Promise<AccountBalance[]> {
+  const rows = await t.db.query<{ profile_id: string | null; asset: string; network: string; balance: string; entries: string }>(
+    `SELECT a.profile_id, a.asset, a.network, a.balance::text AS balance,
+            (SELECT coalesce(sum(e.amount), 0)::text FROM ledger_entries e WHERE e.account_id = a.id) AS entries
+     FROM ledger_accounts a
+     WHERE a.organization_id = $1 AND a.mode = $2
+     ORDER BY a.profile_id NULLS FIRST, a.asset, a.network`,
+    [organizationId, mode],
+  );
+  return rows.map((row) => {
+    expect(new Decimal(row.balance).eq(new Decimal(row.entries)), `balance ${row.balance} vs entries ${row.entries}`).toBe(true);
+    return { profileId: row.profile_id, asset: row.asset, network: row.network, balance: new Decimal(row.balance).toFixed() };
+  });
 }
 
 export interface DirectDeposit {
