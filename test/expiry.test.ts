@@ -156,7 +156,7 @@ describe('payment_intent.expired data', () => {
   it('is exactly ref_code, amount, currency, status expired, amount_received, expires_at, metadata (amounts as decimal strings)', async () => {
     // A second app on the same database whose business clock moves by hand: expiry without waiting.
     const clock = new ManualClock();
-    const m = await startTestApp({}, t.testDb, clock);
+    const m = await startTestApp({}, t.testDb, { clock });
     try {
       const org = await createTenant(m);
       await setSettings(m, org.organizationId, { intent_ttl_seconds: 1 });

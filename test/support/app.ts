@@ -96,7 +96,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
  */
 export async function withManualClock<T>(t: TestApp, work: (app: TestApp, clock: ManualClock) => Promise<T>): Promise<T> {
   const clock = new ManualClock();
-  const app = await startTestApp({}, t.testDb, clock);
+  const app = await startTestApp({}, t.testDb, { clock });
   try {
     return await work(app, clock);
   } finally {
