@@ -16,7 +16,7 @@ import {
   postAddress,
   setSettings,
   validFor,
-  walkPages,
+  pagesWhileCreating,
   type AddressObject,
   type ListPage,
 } from './support/partner.js';
@@ -206,17 +206,7 @@ describe('GET /addresses', () => {
         created.push((await createAddress(m, key)).id);
         clock.advance(1_000);
       }
-      const pages = await walkPages(
-        (cursorParam) => listAddresses(m, key, `?limit=2${cursorParam}`),
-        async () => {
-          clock.advance(1_000);
-          await createAddress(m, key); // newer than every page already read
-        },
-      );
-      for (const page of pages) {
-        expect(page.data.length).toBeLessThanOrEqual(2);
-        expect(page.has_more).toBe(page.cursor !== null);
-      }
+      const pages = await pagesWhileCreating(clock, 2, (query) => listAddresses(m, key, query), () => createAddress(m, key));
       expect(pages.length).toBe(3);
       expect(pages.flatMap(idsOf)).toEqual([...created].reverse());
       expect((await listAddresses(m, key, '?limit=200')).data).toHaveLength(5 + 3);

@@ -15,7 +15,7 @@ import {
   postIntent,
   setSettings,
   validFor,
-  walkPages,
+  pagesWhileCreating,
   type IntentEnvelope,
   type ListPage,
 } from './support/partner.js';
@@ -493,17 +493,7 @@ describe('GET /payment-intents', () => {
         existing.push((await createIntent(m, key)).id);
         clock.advance(1_000);
       }
-      const pages = await walkPages(
-        (cursorParam) => listIntents(m, key, `?limit=2${cursorParam}`),
-        async () => {
-          clock.advance(1_000);
-          await createIntent(m, key); // newer than every page already read
-        },
-      );
-      for (const page of pages) {
-        expect(page.data.length).toBeLessThanOrEqual(2);
-        expect(page.has_more).toBe(page.cursor !== null);
-      }
+      const pages = await pagesWhileCreating(clock, 2, (query) => listIntents(m, key, query), () => createIntent(m, key));
       expect(pages.length).toBe(4);
       expect(pages.flatMap((page) => page.data.map((i) => i.id))).toEqual([...existing].reverse());
       expect((await listIntents(m, key, '?limit=200')).data).toHaveLength(7 + 4);

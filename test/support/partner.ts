@@ -14,6 +14,7 @@ import type { ErrorEnvelopeSchema } from '../../src/http/schemas.js';
 import { isValidAddress } from '../../src/providers/chains/address-codecs.js';
 import { creditDeposit, type CreditResult } from '../../src/use-cases/deposits.js';
 import type { Tenant, TestApp } from './app.js';
+import type { ManualClock } from './clock.js';
 
 /**
  * Helpers for the partner API tests (intents, addresses, whitelabel, deposits, the simulator, expiry, events,
@@ -171,6 +172,30 @@ export async function walkPages<Page extends { cursor: string | null }>(
     cursor = page.cursor;
     await afterPage(pages.length - 1);
   } while (cursor);
+  return pages;
+}
+
+/**
+ * Reads a list `limit` rows a page while a newer row is created after each page (the clock moves on first),
+ * checking each page's size and has_more/cursor agreement; returns the pages for the caller's id checks.
+ */
+export async function pagesWhileCreating<Page extends { data: unknown[]; has_more: boolean; cursor: string | null }>(
+  clock: ManualClock,
+  limit: number,
+  list: (query: string) => Promise<Page>,
+  create: () => Promise<unknown>,
+): Promise<Page[]> {
+  const pages = await walkPages(
+    (cursorParam) => list(`?limit=${limit}${cursorParam}`),
+    async () => {
+      clock.advance(1_000);
+      await create();
+    },
+  );
+  for (const page of pages) {
+    expect(page.data.length).toBeLessThanOrEqual(limit);
+    expect(page.has_more).toBe(page.cursor !== null);
+  }
   return pages;
 }
 
