@@ -5,6 +5,7 @@ import { DomainError } from '../domain/errors.js';
 import type { AppContext } from '../http/context.js';
 import type { Database } from '../store/database.js';
 import { keyCommands } from './keys.js';
+import { ledgerCommands } from './ledger.js';
 import { organizationCommands } from './organizations.js';
 
 export interface Output {
@@ -32,7 +33,7 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatabase = openDatabase): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations and their API keys, on the configured database.')
+    .description('Operate Connect Payments: organizations, their API keys and the ledger, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -49,6 +50,7 @@ export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatab
   };
   organizationCommands(program, run);
   keyCommands(program, run);
+  ledgerCommands(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,141 +1,97 @@
 import { randomUUID } from 'node:crypto';
-import type { TransactionStatus, TransactionType } from '../domain/transactions.js';
+import { creditShard, worldAccountId } from '../domain/ledger.js';
 import type { Sql } from './database.js';
-import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
-
-export interface TransactionRow {
-  id: string;
-  organization_id: string;
-  mode: Tenant['mode'];
-  profile_id: string | null;
-  external_ref: string | null;
-  type: TransactionType;
-  status: TransactionStatus;
+export interface WorldCredit {
+  /** Unique per tenant: a second transfer with the same cause is refused (null is answered). */
+  cause: string;
+  transactionId: string;
+  profileId: string | null;
   asset: string;
-  network: string | null;
+  network: string;
+  /** Positive decimal string. */
   amount: string;
-  from_address: string | null;
-  to_address: string | null;
-  tx_hash: string | null;
-  output_index: number | null;
-  address_id: string | null;
-  payment_intent_id: string | null;
-  completed_at: Date | null;
-  created_at: Date;
+  createdAt: Date;
 }
 
-const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount,
-  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
-
-export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
-  network: string;
-  tx_hash: string;
-  output_index: number;
-};
-
 /**
- * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
- * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency.
+ * Money arriving from outside (a deposit): one transfer, world → the owner's available account, in one
+ * statement. The owner's account is upserted on a shard (random for a treasury), which locks only that shard;
+ * the world account is inserted if missing and otherwise not touched, so it is never a hot row. Answers the
+ * transfer id, or null when the cause was already posted (nothing changes then).
  */
-export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Promise<TransactionRow | null> {
-  const [row] = await tx.query<TransactionRow>(
-    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
-       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
-     ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO NOTHING
-     RETURNING ${COLUMNS}`,
+export async function creditFromWorld(tx: Sql, tenant: Tenant, credit: WorldCredit): Promise<string | null> {
+  const worldId = worldAccountId(tenant.organizationId, tenant.mode, credit.asset, credit.network);
+  const [row] = await tx.query<{ transfer_id: string }>(
+    `WITH transfer AS (
+       INSERT INTO ledger_transfers (id, organization_id, mode, cause, transaction_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (organization_id, mode, cause) DO NOTHING
+       RETURNING id
+     ), world AS (
+       INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance, kind, shard)
+       SELECT $7, $2, $3, NULL, $8, $9, 0, 'world', 0 FROM transfer
+       ON CONFLICT ON CONSTRAINT ledger_accounts_identity_key DO NOTHING
+     ), owner AS (
+       INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance, kind, shard)
+       SELECT $10, $2, $3, $11, $8, $9, $12, 'available', $13 FROM transfer
+       ON CONFLICT ON CONSTRAINT ledger_accounts_identity_key DO UPDATE SET balance = ledger_accounts.balance + excluded.balance
+       RETURNING id
+     )
+     INSERT INTO ledger_postings (transfer_id, account_id, asset, amount)
+     SELECT transfer.id, owner.id, $8, $12::numeric FROM transfer, owner
+     UNION ALL
+     SELECT transfer.id, $7, $8, -$12::numeric FROM transfer
+     RETURNING transfer_id`,
     [
       randomUUID(),
-      deposit.organization_id,
-      deposit.mode,
-      deposit.profile_id,
-      deposit.external_ref,
-      deposit.asset,
-      deposit.network,
-      deposit.amount,
-      deposit.from_address,
-      deposit.to_address,
-      deposit.tx_hash,
-      deposit.output_index,
-      deposit.address_id,
-      deposit.payment_intent_id,
-      now,
+      tenant.organizationId,
+      tenant.mode,
+      credit.cause,
+      credit.transactionId,
+      credit.createdAt,
+      worldId,
+      credit.asset,
+      credit.network,
+      randomUUID(),
+      credit.profileId,
+      credit.amount,
+      creditShard(credit.profileId),
     ],
   );
-  return row ?? null;
+  return row?.transfer_id ?? null;
 }
 
-export async function findDepositByIdentity(
-  sql: Sql,
-  tenant: Tenant,
-  identity: { network: string; txHash: string; outputIndex: number },
-): Promise<TransactionRow | null> {
-  const [row] = await sql.query<TransactionRow>(
-    `SELECT ${COLUMNS} FROM transactions
-     WHERE type = 'deposit' AND network = $1 AND tx_hash = $2 AND output_index = $3 AND organization_id = $4 AND mode = $5`,
-    [identity.network, identity.txHash, identity.outputIndex, tenant.organizationId, tenant.mode],
+export interface LedgerCheck {
+  accounts: number;
+  transfers: number;
+  postings: number;
+  /** Accounts whose running balance differs from the sum of their postings. */
+  accountMismatches: { id: string; balance: string; postings: string }[];
+  /** Transfers whose postings do not sum to zero for some asset, or that have fewer than two postings. */
+  unbalancedTransfers: { id: string; asset: string | null; sum: string | null; postings: number }[];
+}
+
+/** The whole ledger's invariants, checked in SQL over every tenant (for `connect-payments ledger verify`). */
+export async function checkLedger(sql: Sql): Promise<LedgerCheck> {
+  const [counts] = await sql.query<{ accounts: number; transfers: number; postings: number }>(
+    `SELECT (SELECT count(*)::int FROM ledger_accounts) AS accounts, (SELECT count(*)::int FROM ledger_transfers) AS transfers,
+            (SELECT count(*)::int FROM ledger_postings) AS postings`,
   );
-  return row ?? null;
-}
-
-/** How many deposits one address of the tenant has received (the simulator numbers its fake hashes by it). */
-export async function countDepositsTo(sql: Sql, tenant: Tenant, addressId: string): Promise<number> {
-  const [row] = await sql.query<{ count: number }>(
-    "SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND address_id = $1 AND organization_id = $2 AND mode = $3",
-    [addressId, tenant.organizationId, tenant.mode],
+  const accountMismatches = await sql.query<{ id: string; balance: string; postings: string }>(
+    `SELECT a.id, a.balance::text AS balance, coalesce(p.sum, 0)::text AS postings
+     FROM ledger_accounts a LEFT JOIN (SELECT account_id, sum(amount) AS sum FROM ledger_postings GROUP BY account_id) p ON p.account_id = a.id
+     WHERE a.kind <> 'world' AND a.balance <> coalesce(p.sum, 0)
+     ORDER BY a.id`,
   );
-  return row!.count;
-}
-
-/**
- * Moves a balance by `amount` (signed) and writes the entry that explains it, in the caller's transaction.
- * The upsert's row lock serializes concurrent postings to one account; the CHECK keeps balances >= 0.
- */
-export async function post(
-  tx: Sql,
-  account: Tenant & { profileId: string | null; asset: string; network: string },
-  transactionId: string,
-  amount: string,
-): Promise<void> {
-  const [row] = await tx.query<{ id: string }>(
-    `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (organization_id, mode, profile_id, asset, network)
-     DO UPDATE SET balance = ledger_accounts.balance + excluded.balance
-     RETURNING id`,
-    [randomUUID(), account.organizationId, account.mode, account.profileId, account.asset, account.network, amount],
+  const unbalancedTransfers = await sql.query<{ id: string; asset: string | null; sum: string | null; postings: number }>(
+    `SELECT t.id, p.asset, p.sum::text AS sum, coalesce(n.postings, 0)::int AS postings
+     FROM ledger_transfers t
+     LEFT JOIN (SELECT transfer_id, asset, sum(amount) AS sum FROM ledger_postings GROUP BY transfer_id, asset) p ON p.transfer_id = t.id
+     LEFT JOIN (SELECT transfer_id, count(*) AS postings FROM ledger_postings GROUP BY transfer_id) n ON n.transfer_id = t.id
+     WHERE coalesce(n.postings, 0) < 2 OR p.sum <> 0
+     ORDER BY t.id`,
   );
-  await tx.query('INSERT INTO ledger_entries (account_id, transaction_id, amount) VALUES ($1, $2, $3)', [
-    row!.id,
-    transactionId,
-    amount,
-  ]);
-}
-
-export async function findTransaction(sql: Sql, tenant: Tenant, id: string): Promise<TransactionRow | null> {
-  const [row] = await sql.query<TransactionRow>(
-    `SELECT ${COLUMNS} FROM transactions WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-    [id, tenant.organizationId, tenant.mode],
-  );
-  return row ?? null;
-}
-
-export interface TransactionFilters {
-  profileId?: string;
-  types?: TransactionType[];
-  statuses?: TransactionStatus[];
-  from?: Date;
-  to?: Date;
-}
-
-export function listTransactions(sql: Sql, tenant: Tenant, filters: TransactionFilters, page: PageRequest): Promise<Page<TransactionRow>> {
-  const filter = Filter.tenant(tenant)
-    .optional((p) => `profile_id = ${p}`, filters.profileId)
-    .optional((p) => `type = ANY(${p}::text[])`, filters.types)
-    .optional((p) => `status = ANY(${p}::text[])`, filters.statuses)
-    .optional((p) => `created_at >= ${p}`, filters.from)
-    .optional((p) => `created_at <= ${p}`, filters.to);
-  return fetchPage<TransactionRow>(sql, `SELECT ${COLUMNS} FROM transactions`, filter, page);
+  return { ...counts!, accountMismatches, unbalancedTransfers };
 }

@@ -1,9 +1,11 @@
 import type { Clock } from '../domain/clock.js';
+import { depositCause } from '../domain/ledger.js';
 import { Decimal, toDecimalString, toNumber } from '../domain/money.js';
 import { applyCredit, effectiveStatus } from '../domain/payment-intents.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
-import { findDepositByIdentity, insertDeposit, post, type TransactionRow } from '../store/ledger.js';
+import { creditFromWorld } from '../store/ledger.js';
+import { findDepositByIdentity, insertDeposit, type TransactionRow } from '../store/transactions.js';
 import { findIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
 import type { Tenant } from '../store/tenancy.js';
 import { recordEvent } from './events.js';
@@ -86,9 +88,18 @@ export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDe
 
   const updated = intent ? await creditIntent(tx, tenant, intent, address, transaction, now) : null;
   if (!intent) await recordStandaloneDeposit(tx, tenant, address, transaction, now);
-  // Last: every deposit of an organization's treasury posts to one balance row, and its lock is held until
-  // commit, so the less that runs after it, the more deposits per second that balance can take.
-  await post(tx, { ...tenant, profileId: address.profile_id, asset: address.asset, network: address.network }, transaction.id, transaction.amount);
+  // Last: the owner's account shard stays locked until commit, so the less that runs after it the better.
+  const transfer = await creditFromWorld(tx, tenant, {
+    cause: depositCause(deposit),
+    transactionId: transaction.id,
+    profileId: address.profile_id,
+    asset: address.asset,
+    network: address.network,
+    amount: transaction.amount,
+    createdAt: now,
+  });
+  // The transactions row is unique on the same identity, so this cannot happen unless the two disagree.
+  if (transfer === null) throw new Error(`ledger transfer ${depositCause(deposit)} exists without its deposit row`);
   return { transaction, duplicate: false, intent: updated };
 }
 

@@ -6,7 +6,7 @@ import { amountRemaining } from '../domain/payment-intents.js';
 import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
-import { countDepositsTo } from '../store/ledger.js';
+import { countDepositsTo } from '../store/transactions.js';
 import type { Tenant } from '../store/tenancy.js';
 import { creditDeposit, type CreditResult } from './deposits.js';
 import { loadIntent, type IntentView } from './payment-intents.js';

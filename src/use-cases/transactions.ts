@@ -1,7 +1,7 @@
 import { notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import type { Sql } from '../store/database.js';
-import { findTransaction, listTransactions, type TransactionFilters, type TransactionRow } from '../store/ledger.js';
+import { findTransaction, listTransactions, type TransactionFilters, type TransactionRow } from '../store/transactions.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { profileFilter } from '../store/profiles.js';
 import type { Tenant } from '../store/tenancy.js';

@@ -14,13 +14,14 @@ export interface TestDatabase {
 
 /**
  * A migrated, empty database for one test file: PGlite in memory by default; with TEST_DATABASE_URL, a
- * fresh schema on that PostgreSQL server, dropped afterwards.
+ * fresh schema on that PostgreSQL server, dropped afterwards. `migrated: false` leaves it without any table
+ * (migration tests build an earlier version's schema themselves).
  */
-export async function openTestDatabase(): Promise<TestDatabase> {
+export async function openTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const db = await openPglite();
-    await migrate(db);
+    if (migrated) await migrate(db);
     return {
       db,
       openSibling: () => {
@@ -36,7 +37,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const siblings: Database[] = [];
   const db = openPostgres({ connectionString: url, schema });
-  await migrate(db);
+  if (migrated) await migrate(db);
   return {
     db,
     openSibling: () => {

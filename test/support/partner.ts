@@ -258,17 +258,22 @@ export interface Account {
   mode?: 'test' | 'live';
 }
 
+/** An owner's available balances per asset and network, summed over shards, with the sum of their postings. */
+const AVAILABLE_BALANCES = `SELECT a.profile_id, a.asset, a.network, sum(a.balance)::text AS balance, sum(coalesce(p.sum, 0))::text AS entries
+  FROM ledger_accounts a
+  LEFT JOIN (SELECT account_id, sum(amount) AS sum FROM ledger_postings GROUP BY account_id) p ON p.account_id = a.id
+  WHERE a.organization_id = $1 AND a.mode = $2 AND a.kind = 'available'`;
+
 /**
- * The balance of one ledger account, or null when the account does not exist (nothing was ever posted to it),
- * after checking it equals the sum of the account's ledger entries. Null and '0' are different answers: a
- * test that expects no credit on an account must not pass because the credit went to another one.
+ * The available balance of one owner's asset on one network (summed over its shards), or null when no account
+ * exists (nothing was ever posted to it), after checking it equals the sum of the accounts' postings. Null and
+ * '0' are different answers: a test that expects no credit on an account must not pass because the credit
+ * went to another one.
  */
 export async function balanceOf(t: TestApp, account: Account): Promise<string | null> {
   const rows = await t.db.query<{ balance: string; entries: string }>(
-    `SELECT a.balance::text AS balance,
-            (SELECT coalesce(sum(e.amount), 0)::text FROM ledger_entries e WHERE e.account_id = a.id) AS entries
-     FROM ledger_accounts a
-     WHERE a.organization_id = $1 AND a.mode = $2 AND a.profile_id IS NOT DISTINCT FROM $3 AND a.asset = $4 AND a.network = $5`,
+    `${AVAILABLE_BALANCES} AND a.profile_id IS NOT DISTINCT FROM $3 AND a.asset = $4 AND a.network = $5
+     GROUP BY a.profile_id, a.asset, a.network`,
     [account.organizationId, account.mode ?? 'test', account.profileId, account.asset, account.network],
   );
   expect(rows.length).toBeLessThanOrEqual(1);
@@ -286,17 +291,13 @@ export interface AccountBalance {
 }
 
 /**
- * Every ledger account of an organization in one mode (sandbox unless `mode` says otherwise), each checked
- * against the sum of its entries, ordered by profile (the organization's own accounts first), asset and
- * network. Tests compare it whole, so a credit posted to the wrong account cannot go unnoticed.
+ * Every available balance of an organization in one mode (sandbox unless `mode` says otherwise), per owner,
+ * asset and network, each checked against the sum of its postings, ordered by profile (the organization's own
+ * first), asset and network. Tests compare it whole, so a credit posted to the wrong owner cannot go unnoticed.
  */
 export async function accountsOf(t: TestApp, organizationId: string, mode: KeyMode = 'test'): Promise<AccountBalance[]> {
   const rows = await t.db.query<{ profile_id: string | null; asset: string; network: string; balance: string; entries: string }>(
-    `SELECT a.profile_id, a.asset, a.network, a.balance::text AS balance,
-            (SELECT coalesce(sum(e.amount), 0)::text FROM ledger_entries e WHERE e.account_id = a.id) AS entries
-     FROM ledger_accounts a
-     WHERE a.organization_id = $1 AND a.mode = $2
-     ORDER BY a.profile_id NULLS FIRST, a.asset, a.network`,
+    `${AVAILABLE_BALANCES} GROUP BY a.profile_id, a.asset, a.network ORDER BY a.profile_id NULLS FIRST, a.asset, a.network`,
     [organizationId, mode],
   );
   return rows.map((row) => {

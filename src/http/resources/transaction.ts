@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { toDecimalString } from '../../domain/money.js';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../domain/transactions.js';
-import type { TransactionRow } from '../../store/ledger.js';
+import type { TransactionRow } from '../../store/transactions.js';
 import { iso, Timestamp, Uuid } from '../schemas.js';
 
 

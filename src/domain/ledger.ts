@@ -1,0 +1,34 @@
+import { createHash, randomInt } from 'node:crypto';
+
+/**
+ * The ledger's shape. An owner (the organization, or one of its profiles) holds `available` funds (what it
+ * can spend) and `reserved` funds (held by payouts in flight) per asset and network; per tenant, `world` is
+ * the outside (the chains: deposits come from it, payouts go to it) and `fees` collects fees. Every transfer's
+ * postings sum to zero per asset.
+ */
+export type AccountKind = 'available' | 'reserved' | 'world' | 'fees';
+
+/**
+ * Shards of an organization's treasury `available` account. Deposits to one treasury credit a shard picked at
+ * random, so concurrent credits rarely wait on the same row lock; the balance is the sum of the shards.
+ * Per-user (profile) accounts see little concurrency and use one shard.
+ */
+export const TREASURY_SHARDS = 16;
+
+export function creditShard(profileId: string | null): number {
+  return profileId === null ? randomInt(TREASURY_SHARDS) : 0;
+}
+
+/** Causes: what a transfer is for, unique per tenant, so the same cause never posts twice. */
+export const depositCause = (identity: { network: string; txHash: string; outputIndex: number }) =>
+  `deposit:${identity.network}:${identity.txHash}:${identity.outputIndex}`;
+
+/**
+ * The world account of a tenant's asset on a network has a fixed id derived from what it is, so a transfer
+ * can name it without looking it up (and without locking it: it keeps no running balance).
+ */
+export function worldAccountId(organizationId: string, mode: string, asset: string, network: string): string {
+  const hex = createHash('sha256').update(JSON.stringify(['connect-payments/world-account/v1', organizationId, mode, asset, network])).digest('hex');
+  // Shaped as a version-8 (custom) UUID.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { TransactionStatus, TransactionType } from '../domain/transactions.js';
+import type { Sql } from './database.js';
+import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
+import type { Tenant } from './tenancy.js';
+
+
+export interface TransactionRow {
+  id: string;
+  organization_id: string;
+  mode: Tenant['mode'];
+  profile_id: string | null;
+  external_ref: string | null;
+  type: TransactionType;
+  status: TransactionStatus;
+  asset: string;
+  network: string | null;
+  amount: string;
+  from_address: string | null;
+  to_address: string | null;
+  tx_hash: string | null;
+  output_index: number | null;
+  address_id: string | null;
+  payment_intent_id: string | null;
+  completed_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount,
+  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
+
+export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
+  network: string;
+  tx_hash: string;
+  output_index: number;
+};
+
+/**
+ * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
+ * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency.
+ */
+export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Promise<TransactionRow | null> {
+  const [row] = await tx.query<TransactionRow>(
+    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
+       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+     ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      randomUUID(),
+      deposit.organization_id,
+      deposit.mode,
+      deposit.profile_id,
+      deposit.external_ref,
+      deposit.asset,
+      deposit.network,
+      deposit.amount,
+      deposit.from_address,
+      deposit.to_address,
+      deposit.tx_hash,
+      deposit.output_index,
+      deposit.address_id,
+      deposit.payment_intent_id,
+      now,
+    ],
+  );
+  return row ?? null;
+}
+
+export async function findDepositByIdentity(
+  sql: Sql,
+  tenant: Tenant,
+  identity: { network: string; txHash: string; outputIndex: number },
+): Promise<TransactionRow | null> {
+  const [row] = await sql.query<TransactionRow>(
+    `SELECT ${COLUMNS} FROM transactions
+     WHERE type = 'deposit' AND network = $1 AND tx_hash = $2 AND output_index = $3 AND organization_id = $4 AND mode = $5`,
+    [identity.network, identity.txHash, identity.outputIndex, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+/** How many deposits one address of the tenant has received (the simulator numbers its fake hashes by it). */
+export async function countDepositsTo(sql: Sql, tenant: Tenant, addressId: string): Promise<number> {
+  const [row] = await sql.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND address_id = $1 AND organization_id = $2 AND mode = $3",
+    [addressId, tenant.organizationId, tenant.mode],
+  );
+  return row!.count;
+}
+
+export async function findTransaction(sql: Sql, tenant: Tenant, id: string): Promise<TransactionRow | null> {
+  const [row] = await sql.query<TransactionRow>(
+    `SELECT ${COLUMNS} FROM transactions WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+    [id, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+export interface TransactionFilters {
+  profileId?: string;
+  types?: TransactionType[];
+  statuses?: TransactionStatus[];
+  from?: Date;
+  to?: Date;
+}
+
+export function listTransactions(sql: Sql, tenant: Tenant, filters: TransactionFilters, page: PageRequest): Promise<Page<TransactionRow>> {
+  const filter = Filter.tenant(tenant)
+    .optional((p) => `profile_id = ${p}`, filters.profileId)
+    .optional((p) => `type = ANY(${p}::text[])`, filters.types)
+    .optional((p) => `status = ANY(${p}::text[])`, filters.statuses)
+    .optional((p) => `created_at >= ${p}`, filters.from)
+    .optional((p) => `created_at <= ${p}`, filters.to);
+  return fetchPage<TransactionRow>(sql, `SELECT ${COLUMNS} FROM transactions`, filter, page);
+}

@@ -1,0 +1,13 @@
+import type { Sql } from '../store/database.js';
+import { checkLedger, type LedgerCheck } from '../store/ledger.js';
+
+export type LedgerReport = LedgerCheck & { ok: boolean };
+
+/**
+ * The ledger's invariants over every tenant: each account that keeps a running balance equals the sum of its
+ * postings, and each transfer has two postings or more that sum to zero per asset.
+ */
+export async function verifyLedger(sql: Sql): Promise<LedgerReport> {
+  const check = await checkLedger(sql);
+  return { ...check, ok: check.accountMismatches.length === 0 && check.unbalancedTransfers.length === 0 };
+}
