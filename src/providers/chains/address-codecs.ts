@@ -25,6 +25,15 @@ export function encodeAddress(format: AddressFormat, bytes: Uint8Array): string 
   return codec.encode(bytes);
 }
 
+/** Whether the string is an address in the form this service mints for deposits. */
 export function isValidAddress(format: AddressFormat, address: string): boolean {
   return CODECS[format].isValid(address);
+}
+
+/**
+ * Whether a payout may send to the string: any standard address of the format, wider than what this service
+ * mints. Never trims: an address with surrounding whitespace is invalid.
+ */
+export function isValidDestination(format: AddressFormat, address: string): boolean {
+  return CODECS[format].isValidDestination(address);
 }

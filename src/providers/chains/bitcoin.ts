@@ -1,13 +1,36 @@
-import { bech32 } from '@scure/base';
+import { bech32, bech32m } from '@scure/base';
 import type { AddressCodec } from './codec.js';
 
 const MAINNET_HRP = 'bc';
 const WITNESS_V0 = 0;
+const WITNESS_V1 = 1;
 
 /**
- * Native segwit v0 pay-to-witness-public-key-hash (`bc1q…`, BIP-173), the one Bitcoin form this service
- * mints. Validation accepts exactly that form, so P2WSH, taproot (bech32m) and legacy base58 addresses are
- * rejected; accepting payout destinations would need a wider check.
+ * A mainnet segwit output a payout can fund (BIP-173, BIP-350): v0 programs of 20 bytes (P2WPKH) or 32 bytes
+ * (P2WSH) in bech32, and v1 programs of 32 bytes (P2TR, taproot) in bech32m. Each version must use its own
+ * checksum: v0 in bech32m or v1 in bech32 is invalid.
+ *
+ * BIP-350 also calls other v1 lengths and v2 to v16 valid recipients, for forward compatibility. They are refused
+ * here: no soft fork defines them yet, so an output paying them is spendable by anyone, and BIP-350 itself says no
+ * recipient should ever provide one.
+ */
+function isSegwitDestination(address: string): boolean {
+  // decodeUnsafe enforces the checksum, the 90-character limit and the no-mixed-case rule. A string is never valid
+  // under both checksums (BIP-350), so whichever decoder accepts it tells which encoding it was written in.
+  const asBech32 = bech32.decodeUnsafe(address);
+  const decoded = asBech32 ?? bech32m.decodeUnsafe(address);
+  if (!decoded || decoded.prefix !== MAINNET_HRP) return false;
+  const [version, ...words] = decoded.words;
+  // fromWordsUnsafe rejects more than 4 bits of padding or non-zero padding; both encodings pack words alike.
+  const length = bech32.fromWordsUnsafe(words)?.length;
+  if (version === WITNESS_V0) return asBech32 !== undefined && (length === 20 || length === 32);
+  if (version === WITNESS_V1) return asBech32 === undefined && length === 32;
+  return false;
+}
+
+/**
+ * Native segwit v0 pay-to-witness-public-key-hash (`bc1q…`, BIP-173) is the one Bitcoin form this service mints,
+ * and `isValid` accepts exactly that form. `isValidDestination` accepts what a payout may send to on mainnet.
  */
 export const bitcoin: AddressCodec = {
   byteLength: 20,
@@ -20,4 +43,5 @@ export const bitcoin: AddressCodec = {
     // fromWordsUnsafe rejects more than 4 bits of padding or non-zero padding.
     return version === WITNESS_V0 && bech32.fromWordsUnsafe(program)?.length === 20;
   },
+  isValidDestination: isSegwitDestination,
 };

@@ -9,16 +9,25 @@ const MAX_LENGTH = 44;
  * Solana addresses have no checksum, and any 32 bytes are valid (program-derived addresses are
  * deliberately off the ed25519 curve), so the length of the decoded bytes is all there is to check.
  */
+function isSolanaAddress(address: string): boolean {
+  // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
+  if (address.length < MIN_LENGTH || address.length > MAX_LENGTH) return false;
+  try {
+    return base58.decode(address).length === 32;
+  } catch {
+    return false;
+  }
+}
+
 export const solana: AddressCodec = {
   byteLength: 32,
   encode: (bytes) => base58.encode(bytes),
-  isValid(address) {
-    // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
-    if (address.length < MIN_LENGTH || address.length > MAX_LENGTH) return false;
-    try {
-      return base58.decode(address).length === 32;
-    } catch {
-      return false;
-    }
-  },
+  isValid: isSolanaAddress,
+  /**
+   * Any 32-byte public key, on or off the ed25519 curve: program-derived addresses (PDAs, such as a partner's
+   * escrow or vault) have no private key by design yet are legitimate owners of funds, so they are valid
+   * destinations. Paying SPL tokens to an off-curve owner means creating its associated token account with
+   * off-curve owners allowed. Nothing else about a Solana address can be checked offline.
+   */
+  isValidDestination: isSolanaAddress,
 };

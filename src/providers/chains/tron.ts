@@ -9,17 +9,22 @@ const MAINNET_PREFIX = 0x41;
 /** 0x41 + 20 bytes + 4 checksum bytes always encodes to exactly 34 characters. */
 const ENCODED_LENGTH = 34;
 
+/** base58check (double-SHA-256 checksum) of 0x41 followed by 20 bytes. */
+function isTronAddress(address: string): boolean {
+  // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
+  if (address.length !== ENCODED_LENGTH) return false;
+  try {
+    const payload = base58check.decode(address);
+    return payload.length === 21 && payload[0] === MAINNET_PREFIX;
+  } catch {
+    return false;
+  }
+}
+
 export const tron: AddressCodec = {
   byteLength: 20,
   encode: (bytes) => base58check.encode(concatBytes(Uint8Array.of(MAINNET_PREFIX), bytes)),
-  isValid(address) {
-    // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
-    if (address.length !== ENCODED_LENGTH) return false;
-    try {
-      const payload = base58check.decode(address);
-      return payload.length === 21 && payload[0] === MAINNET_PREFIX;
-    } catch {
-      return false;
-    }
-  },
+  isValid: isTronAddress,
+  /** Accounts and contracts alike have the one form this service mints, so a destination passes the same check. */
+  isValidDestination: isTronAddress,
 };
