@@ -13,12 +13,18 @@ import { seededBytes } from './seeded-bytes.js';
 const SEEDS = 200;
 const FORMATS: AddressFormat[] = ['evm', 'tron', 'solana', 'bitcoin'];
 
-/** One real, valid destination per format, for the rules that hold across formats. */
-const EXAMPLE: Record<AddressFormat, string> = {
-  evm: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-  tron: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
-  solana: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-  bitcoin: 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+/** Real, valid destinations of each format (one per kind), for the rules that hold across formats. */
+const EXAMPLES: Record<AddressFormat, string[]> = {
+  evm: ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359'],
+  tron: ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'],
+  solana: ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', '11111111111111111111111111111111'],
+  bitcoin: [
+    'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3',
+    'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+    '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2',
+    '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+  ],
 };
 
 describe('evm destinations', () => {
@@ -253,12 +259,68 @@ describe('bitcoin segwit destinations (BIP-173, BIP-350)', () => {
     for (const s of [...bech32Valid, ...bech32mValid]) expect(isValidDestination('bitcoin', s), s).toBe(false);
   });
 
-  it('the deposit check is unchanged: isValid still accepts only the P2WPKH form this service mints', () => {
-    expect(isValidAddress('bitcoin', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4')).toBe(true);
-    for (const wider of [
-      'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3',
-      'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+});
+
+describe('bitcoin legacy destinations (base58check)', () => {
+  const base58check = createBase58check(sha256);
+
+  it.each([
+    ['bitcoin.it wiki', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2'],
+    ['genesis block coinbase', '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa'],
+    ['Bitcoin Core key_io_valid', '1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mo'],
+    ['Bitcoin Core key_io_valid', '1FjL87pn8ky6Vbavd1ZHeChRXtoxwRGCRd'],
+  ])('P2PKH, version 0x00 and a 20-byte hash (1…), is accepted: %s', (_source, address) => {
+    expect(isValidDestination('bitcoin', address)).toBe(true);
+  });
+
+  it.each([
+    ['bitcoin.it wiki', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy'],
+    ['Bitcoin Core key_io_valid', '36j4NfKv6Akva9amjWrLG6MuSQym1GuEmm'],
+    ['Bitcoin Core key_io_valid', '3BZECeAH8gSKkjrTx8PwMrNQBLG18yHpvf'],
+  ])('P2SH, version 0x05 and a 20-byte hash (3…), is accepted: %s', (_source, address) => {
+    expect(isValidDestination('bitcoin', address)).toBe(true);
+  });
+
+  it.each([
+    ['P2PKH, last character', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN3'],
+    ['P2PKH, case of one letter', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNvN2'],
+    ['P2SH, last character', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLz'],
+    ['P2SH, a middle character', '3J98t1WpEZ73CNmQviecrnyiXrnqRhWNLy'],
+  ])('a changed character fails the base58check checksum: %s', (_change, address) => {
+    expect(isValidDestination('bitcoin', address)).toBe(false);
+  });
+
+  it.each([
+    ['testnet4 P2PKH (m…)', 'mzK2FFDEhxqHcmrJw1ysqFkVyhUULo45hZ'],
+    ['testnet4 P2PKH (n…)', 'n4YNbYuFdPwFrxSP8sjHFbAhUbLMUiY9jE'],
+    ['testnet4 P2SH (2…)', '2NC2hEhe28ULKAJkW5MjZ3jtTMJdvXmByvK'],
+    ['signet P2PKH', 'mww4LvqtTMKvmeQvizPz2EQv26xTneWrbg'],
+    ['regtest P2SH', '2MxFajLApXpYk4VodBSZSt7rw8y4ryABkfA'],
+  ])('testnet, signet and regtest legacy addresses are rejected (Bitcoin Core key_io_valid: %s)', (_kind, address) => {
+    expect(base58check.decode(address)).toHaveLength(21);
+    expect(isValidDestination('bitcoin', address)).toBe(false);
+  });
+
+  it('other base58check payloads are rejected: private keys, other version bytes, other hash lengths', () => {
+    const payload = base58check.decode('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2');
+    for (const address of [
+      '5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ', // WIF private key (bitcoin.it wiki)
+      'L5nJeqKmpHp4P7F8ZYyjwc5a7P4d8EabuGAzfGJk7yC1BJyzNaEd', // compressed WIF private key (key_io_valid)
+      'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', // Tron, version 0x41
+      base58check.encode(Uint8Array.of(0x01, ...payload.subarray(1))),
+      base58check.encode(payload.subarray(0, 20)),
+      base58check.encode(Uint8Array.of(...payload, 0)),
+      base58check.encode(Uint8Array.of(0x05, ...payload.subarray(1), 0)),
     ]) {
+      expect(isValidDestination('bitcoin', address), address).toBe(false);
+    }
+  });
+});
+
+describe('bitcoin deposit check', () => {
+  it('is unchanged: isValid still accepts only the P2WPKH form this service mints', () => {
+    expect(isValidAddress('bitcoin', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4')).toBe(true);
+    for (const wider of EXAMPLES.bitcoin.slice(1)) {
       expect(isValidDestination('bitcoin', wider), wider).toBe(true);
       expect(isValidAddress('bitcoin', wider), wider).toBe(false);
     }
@@ -267,16 +329,19 @@ describe('bitcoin segwit destinations (BIP-173, BIP-350)', () => {
 
 describe('every format', () => {
   it.each(FORMATS)('%s: whitespace around an address is rejected, not trimmed', (format) => {
-    const address = EXAMPLE[format];
-    expect(isValidDestination(format, address)).toBe(true);
-    for (const padded of [` ${address}`, `${address} `, `${address}\n`, `\t${address}`, `\u00a0${address}`, `${address}\u200b`]) {
-      expect(isValidDestination(format, padded), JSON.stringify(padded)).toBe(false);
+    for (const address of EXAMPLES[format]) {
+      expect(isValidDestination(format, address), address).toBe(true);
+      for (const padded of [` ${address}`, `${address} `, `${address}\n`, `\t${address}`, `\u00a0${address}`, `${address}\u200b`]) {
+        expect(isValidDestination(format, padded), JSON.stringify(padded)).toBe(false);
+      }
     }
   });
 
   it.each(FORMATS)('%s: a destination of another format is rejected', (format) => {
     for (const other of FORMATS.filter((f) => f !== format)) {
-      expect(isValidDestination(format, EXAMPLE[other]), `${other} address as ${format}`).toBe(false);
+      for (const address of EXAMPLES[other]) {
+        expect(isValidDestination(format, address), `${other} address ${address} as ${format}`).toBe(false);
+      }
     }
   });
 
@@ -287,8 +352,8 @@ describe('every format', () => {
     }
   });
 
-  // base58 decoding is quadratic: unguarded, this input would outlast the test timeout.
-  it.each(FORMATS)('%s: very long input is rejected before it is decoded', (format) => {
+  // base58 decoding is quadratic, so the codecs bound the length before decoding (@scure/base also caps it).
+  it.each(FORMATS)('%s: very long input is rejected', (format) => {
     for (const c of ['1', 'T', 'E', 'b', 'q']) expect(isValidDestination(format, c.repeat(100_000))).toBe(false);
   });
 });

@@ -1,9 +1,17 @@
-import { bech32, bech32m } from '@scure/base';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bech32, bech32m, createBase58check } from '@scure/base';
 import type { AddressCodec } from './codec.js';
 
 const MAINNET_HRP = 'bc';
 const WITNESS_V0 = 0;
 const WITNESS_V1 = 1;
+
+const base58check = createBase58check(sha256);
+/** Mainnet version bytes of legacy addresses: pay-to-public-key-hash (`1…`) and pay-to-script-hash (`3…`). */
+const P2PKH_VERSION = 0x00;
+const P2SH_VERSION = 0x05;
+/** A version byte, a 20-byte hash and a 4-byte checksum never encode to more than 34 base58 characters. */
+const MAX_LEGACY_LENGTH = 34;
 
 /**
  * A mainnet segwit output a payout can fund (BIP-173, BIP-350): v0 programs of 20 bytes (P2WPKH) or 32 bytes
@@ -29,8 +37,25 @@ function isSegwitDestination(address: string): boolean {
 }
 
 /**
+ * A mainnet legacy address: base58check (double-SHA-256 checksum) of version 0x00 (P2PKH, `1…`) or 0x05 (P2SH,
+ * `3…`) followed by a 20-byte hash. Testnet, signet and regtest versions (0x6f `m…`/`n…`, 0xc4 `2…`) and other
+ * base58check payloads, such as WIF private keys (`5…`, `K…`, `L…`), are rejected.
+ */
+function isLegacyDestination(address: string): boolean {
+  // Checked before decoding: base58 decoding is quadratic, so long untrusted input never reaches it.
+  if (address.length > MAX_LEGACY_LENGTH) return false;
+  try {
+    const payload = base58check.decode(address);
+    return payload.length === 21 && (payload[0] === P2PKH_VERSION || payload[0] === P2SH_VERSION);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Native segwit v0 pay-to-witness-public-key-hash (`bc1q…`, BIP-173) is the one Bitcoin form this service mints,
- * and `isValid` accepts exactly that form. `isValidDestination` accepts what a payout may send to on mainnet.
+ * and `isValid` accepts exactly that form. `isValidDestination` accepts every mainnet form a payout may fund:
+ * segwit v0 and taproot (bech32/bech32m) and legacy P2PKH and P2SH (base58check).
  */
 export const bitcoin: AddressCodec = {
   byteLength: 20,
@@ -43,5 +68,5 @@ export const bitcoin: AddressCodec = {
     // fromWordsUnsafe rejects more than 4 bits of padding or non-zero padding.
     return version === WITNESS_V0 && bech32.fromWordsUnsafe(program)?.length === 20;
   },
-  isValidDestination: isSegwitDestination,
+  isValidDestination: (address) => isSegwitDestination(address) || isLegacyDestination(address),
 };
