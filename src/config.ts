@@ -23,6 +23,18 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Whose X-Forwarded-For to believe for the client address: nobody (false), everybody (true), or these proxies. */
   trustProxy: boolean | string[];
+  /** The fixed rate sheet used when no price feed is configured; unset means the shipped one. */
+  pricesFile: string | undefined;
+  /** A price feed (the rate sheet's JSON shape) that replaces the fixed sheet when set. */
+  pricesUrl: string | undefined;
+  /** How long one request to the price feed may take, headers and body. */
+  pricesTimeoutMs: number;
+  /** How long a fetched price snapshot (or a failed attempt) is reused before the feed is asked again. */
+  pricesCacheSeconds: number;
+  /** Prices older than this value nothing: balances show no fiat totals, non-pegged conversions are refused. */
+  pricesMaxAgeSeconds: number;
+  /** Network fee estimates per (asset, network); unset means the shipped table. */
+  networkFeesFile: string | undefined;
 }
 
 /** The operator token guards every organization and key: long enough that guessing it is hopeless. */
@@ -33,6 +45,19 @@ function integer(name: string, raw: string | undefined, fallback: number): numbe
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
+  const value = integer(name, raw, fallback);
+  if (value === 0) throw new Error(`${name} must be at least 1, got "${raw}"`);
+  return value;
+}
+
+function httpUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw;
 }
 
 function trustProxy(raw: string | undefined): Config['trustProxy'] {
@@ -54,6 +79,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (store !== 'memory' && store !== 'postgres') {
     throw new Error(`CONNECT_RATE_LIMIT_STORE must be "memory" or "postgres", got "${store}"`);
   }
+  const pricesCacheSeconds = integer('CONNECT_PRICES_CACHE_SECONDS', env.CONNECT_PRICES_CACHE_SECONDS, 30);
+  const pricesMaxAgeSeconds = integer('CONNECT_PRICES_MAX_AGE_SECONDS', env.CONNECT_PRICES_MAX_AGE_SECONDS, 300);
+  // A snapshot reused for longer than it stays fresh would leave balances without totals until the next fetch.
+  if (pricesCacheSeconds >= pricesMaxAgeSeconds) {
+    throw new Error(
+      `CONNECT_PRICES_CACHE_SECONDS (${pricesCacheSeconds}) must be less than CONNECT_PRICES_MAX_AGE_SECONDS (${pricesMaxAgeSeconds})`,
+    );
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080),
@@ -68,5 +101,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogFile: env.CONNECT_CATALOG_FILE || undefined,
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),
     trustProxy: trustProxy(env.CONNECT_TRUST_PROXY),
+    pricesFile: env.CONNECT_PRICES_FILE || undefined,
+    pricesUrl: httpUrl('CONNECT_PRICES_URL', env.CONNECT_PRICES_URL),
+    pricesTimeoutMs: positiveInteger('CONNECT_PRICES_TIMEOUT_MS', env.CONNECT_PRICES_TIMEOUT_MS, 2000),
+    pricesCacheSeconds,
+    pricesMaxAgeSeconds,
+    networkFeesFile: env.CONNECT_NETWORK_FEES_FILE || undefined,
   };
 }
