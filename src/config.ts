@@ -18,7 +18,11 @@ export interface Config {
   sweepIntervalSeconds: number;
   /** Seconds between sweeps that persist the expiry of past-due payment intents (and write their events). */
   expirySweepIntervalSeconds: number;
+  /** Seconds between sweeps that move sandbox payouts along (processing, then completed when due). */
+  sandboxPayoutSweepSeconds: number;
   catalogFile: string | undefined;
+  /** Where partners reach this service (links the API hands out, e.g. a payout's tracking_url). */
+  publicUrl: string;
   /** Failed authentications one client address may make per minute before it is answered 429 unseen. */
   authFailuresPerMinute: number;
   /** Whose X-Forwarded-For to believe for the client address: nobody (false), everybody (true), or these proxies. */
@@ -98,7 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore: store,
     sweepIntervalSeconds: integer('CONNECT_SWEEP_INTERVAL_SECONDS', env.CONNECT_SWEEP_INTERVAL_SECONDS, 300),
     expirySweepIntervalSeconds: integer('CONNECT_EXPIRY_SWEEP_SECONDS', env.CONNECT_EXPIRY_SWEEP_SECONDS, 15),
+    sandboxPayoutSweepSeconds: integer('CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS', env.CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS, 2),
     catalogFile: env.CONNECT_CATALOG_FILE || undefined,
+    publicUrl: (env.CONNECT_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8080}`).replace(/\/+$/, ''),
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),
     trustProxy: trustProxy(env.CONNECT_TRUST_PROXY),
     pricesFile: env.CONNECT_PRICES_FILE || undefined,

@@ -13,6 +13,11 @@ import { sharedSecret } from './store/secrets.js';
 import type { KeyMode } from './domain/api-keys.js';
 import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
 import { Addresses } from './use-cases/addresses.js';
+import { Balances } from './use-cases/balances.js';
+import { Payouts } from './use-cases/payouts.js';
+import { NetworkFees } from './domain/network-fees.js';
+import { priceSourceFor } from './providers/prices/index.js';
+import type { PriceSource } from './providers/prices/price-source.js';
 import { EventLog } from './use-cases/events.js';
 import { OperatorService } from './use-cases/operator.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
@@ -36,12 +41,15 @@ export interface ContextOptions {
   /** The business clock (docs/architecture.md). */
   clock?: Clock;
   custodyFor?: (mode: KeyMode) => CustodyProvider;
+  prices?: PriceSource;
 }
 
 export async function createContext(config: Config, db: Database, options: ContextOptions = {}): Promise<AppContext> {
   const clock = options.clock ?? systemClock;
   const custody = options.custodyFor ?? custodyFor;
   const catalog = Catalog.load(config.catalogFile);
+  const fees = NetworkFees.load(config.networkFeesFile, catalog);
+  const prices = options.prices ?? priceSourceFor(config, clock, catalog);
   const limiter =
     config.rateLimitStore === 'postgres' && 'pool' in db
       ? KeyRateLimiter.shared((db as ReturnType<typeof openPostgres>).pool)
@@ -60,5 +68,7 @@ export async function createContext(config: Config, db: Database, options: Conte
     simulator: new DepositSimulator(db, catalog, clock),
     transactions: new Transactions(),
     events: new EventLog(),
+    balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
+    payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds),
   };
 }

@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   const stopWorkers = [
     runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), app.log),
     runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), app.log),
+    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), app.log),
   ];
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

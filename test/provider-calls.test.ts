@@ -20,6 +20,7 @@ let openAtCall: number[] = [];
 let failing = false;
 
 const recordingCustody: CustodyProvider = {
+  ...sandboxCustody,
   async createDepositAddress(request) {
     openAtCall.push(openTransactions);
     if (failing) throw new DomainError('provider_unavailable', 'The custody provider is down.');

@@ -112,8 +112,8 @@ describe('failures before routing use the envelope', () => {
     expectEnvelope(await rawRequest(head), 400, 'invalid_request');
   });
 
-  it('a path id over 100 characters is 414 request_uri_too_long, with a request id', async () => {
-    const head = `GET /connect/v1/payment-intents/${'a'.repeat(101)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nConnection: close\r\n\r\n`;
+  it('a path parameter over 255 characters is 414 request_uri_too_long, with a request id', async () => {
+    const head = `GET /connect/v1/payment-intents/${'a'.repeat(256)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nConnection: close\r\n\r\n`;
     const res = await rawRequest(head);
     expectEnvelope(res, 414, 'request_uri_too_long');
     expect(res.headers['x-request-id']).toMatch(/^req_/);

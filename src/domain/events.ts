@@ -8,10 +8,13 @@ export const EVENT_TYPES = {
   'payment_intent.completed': 'payment.completed',
   'payment_intent.expired': 'payment.expired',
   'address.deposit.received': 'address.deposit.received',
+  'payout.created': 'payout.created',
+  'payout.completed': 'payout.completed',
+  'payout.failed': 'payout.failed',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
-export type RelatedKind = 'payment_intent' | 'address';
+export type RelatedKind = 'payment_intent' | 'address' | 'payout';
 
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_TYPES, value);

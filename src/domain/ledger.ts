@@ -1,4 +1,5 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { derivedUuid } from './ids.js';
 
 /**
  * The ledger's shape. An owner (the organization, or one of its profiles) holds `available` funds (what it
@@ -27,8 +28,5 @@ export const depositCause = (identity: { network: string; txHash: string; output
  * The world account of a tenant's asset on a network has a fixed id derived from what it is, so a transfer
  * can name it without looking it up (and without locking it: it keeps no running balance).
  */
-export function worldAccountId(organizationId: string, mode: string, asset: string, network: string): string {
-  const hex = createHash('sha256').update(JSON.stringify(['connect-payments/world-account/v1', organizationId, mode, asset, network])).digest('hex');
-  // Shaped as a version-8 (custom) UUID.
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+export const worldAccountId = (organizationId: string, mode: string, asset: string, network: string) =>
+  derivedUuid('connect-payments/world-account/v1', organizationId, mode, asset, network);

@@ -83,3 +83,14 @@ export function convert(
   if (fromUsd === undefined || toUsd === undefined) return null;
   return amount.times(fromUsd).div(toUsd);
 }
+
+/**
+ * What one unit of `asset` is worth in USD: 1 for an asset pegged to USD (a peg is not a quote, so stale
+ * prices do not matter), otherwise its fresh USD price; null when it cannot be known.
+ */
+export function usdPerUnit(asset: string, snapshot: PriceSnapshot | null, now: Date, maxAgeSeconds: number): Decimal | null {
+  if (snapshot?.pegs[asset] === 'USD') return new Decimal(1);
+  if (!isFresh(snapshot, now, maxAgeSeconds)) return null;
+  const price = snapshot.usd[asset];
+  return price === undefined ? null : new Decimal(price);
+}

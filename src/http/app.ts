@@ -4,12 +4,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { addressRoutes } from '../routes/addresses.js';
+import { balanceRoutes } from '../routes/balances.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
 import { capabilitiesRoutes } from '../routes/capabilities.js';
 import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { paymentIntentRoutes } from '../routes/payment-intents.js';
+import { payoutRoutes } from '../routes/payouts.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
@@ -21,7 +23,7 @@ import { installJsonBodyParser } from './json-body.js';
 import { adminOpenApi, partnerOpenApi } from './openapi.js';
 import { refuseUnstorableStrings } from './request-guards.js';
 import './route-config.js';
-import { ErrorEnvelopeSchema } from './schemas.js';
+import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
@@ -66,7 +68,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     },
     clientErrorHandler: clientErrorHandler(docsBaseUrl),
     frameworkErrors: frameworkErrors(docsBaseUrl),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -96,8 +98,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         paymentIntentRoutes(partner, ctx);
         addressRoutes(partner, ctx);
         transactionRoutes(partner, ctx);
+        balanceRoutes(partner, ctx);
+        payoutRoutes(partner, ctx, PARTNER_PREFIX);
         eventRoutes(partner, ctx);
-        sandboxRoutes(partner, ctx);
+        sandboxRoutes(partner, ctx, PARTNER_PREFIX);
         unavailableRoutes(partner);
       },
       { prefix: PARTNER_PREFIX },

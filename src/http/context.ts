@@ -5,6 +5,8 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
+import type { Balances } from '../use-cases/balances.js';
+import type { Payouts } from '../use-cases/payouts.js';
 import type { EventLog } from '../use-cases/events.js';
 import type { OperatorService } from '../use-cases/operator.js';
 import type { PaymentIntents } from '../use-cases/payment-intents.js';
@@ -29,6 +31,8 @@ export interface AppContext {
   simulator: DepositSimulator;
   transactions: Transactions;
   events: EventLog;
+  balances: Balances;
+  payouts: Payouts;
 }
 
 export type App = FastifyInstance<

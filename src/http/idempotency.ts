@@ -46,6 +46,12 @@ function requestHash(request: FastifyRequest): string {
 export interface OperationResult {
   status: number;
   body: unknown;
+  /**
+   * Work for after the commit (a provider call that must not run inside the transaction). It runs once, in
+   * the background: a retry with the same key meanwhile is answered from the stored response, so it never
+   * runs twice; its own outcome is recorded by the work itself.
+   */
+  afterCommit?: (() => Promise<void>) | null;
 }
 
 /**
@@ -98,7 +104,8 @@ export class Idempotency {
   private async execute(reply: FastifyReply, scope: IdempotencyScope, hash: string, operation: Operation): Promise<Outcome> {
     try {
       const write = await operation();
-      return await this.db.transaction(async (tx) => {
+      let afterCommit: OperationResult['afterCommit'] = null;
+      const outcome = await this.db.transaction(async (tx) => {
         const held = await claimIdempotencyKey(tx, scope, hash, IDEMPOTENCY_TTL_SECONDS);
         if (held) return replay(held, hash);
         let result: OperationResult;
@@ -109,8 +116,12 @@ export class Idempotency {
         }
         const body = reply.code(result.status).serialize(result.body) as string;
         await storeIdempotentResponse(tx, scope, result.status, body);
+        afterCommit = result.afterCommit ?? null;
         return { replayed: false, status: result.status, body };
       });
+      const work = afterCommit as OperationResult['afterCommit'];
+      if (work) void work().catch((err: unknown) => reply.log.error({ err }, 'work after commit failed; a worker resumes it'));
+      return outcome;
     } catch (error) {
       if (error instanceof StorableFailure) return this.storeFailure(scope, hash, error.failure);
       if (isStorable(error) && error.code !== 'idempotency_conflict') return this.storeFailure(scope, hash, error);

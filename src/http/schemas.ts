@@ -13,8 +13,12 @@ export const RequestText = (maxLength: number, options: Record<string, unknown> 
 /** An asset or network code as sent; unknown codes are the catalog's 400, not a schema failure. */
 export const CodeText = (description: string) => RequestText(32, { description });
 export const ExternalRefText = (description: string) => RequestText(255, { description });
-/** An id in a path: no id of this API is longer than 100 characters (the router refuses longer ones). */
-export const PathId = RequestText(100);
+/**
+ * The longest path parameter the router takes (longer is 414): room for an external_ref (255). Ids get
+ * their route's own malformed-id answer below that (a contract matter: 404 for events, 400 for intents).
+ */
+export const MAX_PATH_PARAM = 255;
+export const PathId = RequestText(MAX_PATH_PARAM);
 /** An amount as sent: a decimal string (preferred) or a JSON number. */
 export const AmountInput = (description: string) => Type.Union([RequestText(100), Type.Number()], { description });
 

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
+import { MAX_PATH_PARAM } from './schemas.js';
 
 /**
  * Failures that happen before or around Fastify's routing, answered with the same error envelope as every
@@ -83,7 +84,7 @@ export function frameworkErrors(docsBaseUrl: string) {
     reply.header('x-request-id', request.id);
     const [code, message]: [ErrorCode, string] =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? ['request_uri_too_long', 'A path parameter is longer than 100 characters.']
+        ? ['request_uri_too_long', `A path parameter is longer than ${MAX_PATH_PARAM} characters.`]
         : error.code === 'FST_ERR_BAD_URL'
           ? ['invalid_request', 'The request path is not validly percent-encoded.']
           : ['internal_error', 'Something went wrong on our side.'];

@@ -4,7 +4,10 @@ import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
 import { Address, presentAddress } from '../http/resources/address.js';
 import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
-import { AmountInput, CodeText, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
+import { Payout, presentPayout } from '../http/resources/payout.js';
+import { errorEnvelope } from '../http/error-codes.js';
+import { PayoutStateConflict } from '../use-cases/payouts.js';
+import { AmountInput, CodeText, ErrorEnvelopeSchema, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['sandbox'];
@@ -15,7 +18,7 @@ const checkId = (id: string, what: string) => {
 };
 
 /** Sandbox helpers: only sandbox keys see them; a live key is answered as if they did not exist. */
-export function sandboxRoutes(app: App, { clock, simulator }: AppContext): void {
+export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: AppContext, partnerPrefix: string): void {
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
@@ -59,6 +62,39 @@ export function sandboxRoutes(app: App, { clock, simulator }: AppContext): void 
     async (request) => {
       checkId(request.params.id, 'address');
       return presentAddress(await simulator.simulateAddressDeposit(tenantOf(request.caller!), request.params.id, request.body));
+    },
+  );
+
+  app.post(
+    '/test/payouts/:id/simulate',
+    {
+      config: { scope: 'payouts:write', fundMoving: true, sandboxOnly: true },
+      schema: {
+        summary: 'Drive a sandbox payout to an outcome',
+        description:
+          'completed settles the payout (funds leave, fee collected); failed returns the reserved funds. A move backward or out ' +
+          'of a final state changes nothing and answers 409 invalid_state with the payout as it is. No Idempotency-Key needed.',
+        tags,
+        params: Type.Object({ id: PathId }),
+        body: Type.Object({ outcome: Type.Union([Type.Literal('completed'), Type.Literal('failed')]) }, { additionalProperties: false }),
+        response: {
+          200: Payout,
+          409: Type.Object({ error: ErrorEnvelopeSchema.properties.error, payout: Payout }, { description: 'invalid_state, with the payout as it is.' }),
+          ...errorResponses(400, 404, 422, ...PARTNER_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      try {
+        return presentPayout(await payouts.simulate(tenantOf(request.caller!), request.params.id, request.body.outcome), `${config.publicUrl}${partnerPrefix}`);
+      } catch (error) {
+        if (!(error instanceof PayoutStateConflict)) throw error;
+        // The error envelope, with the payout as it is beside it.
+        return reply.code(409).send({
+          ...errorEnvelope(config.docsBaseUrl, error.code, error.message, error.param),
+          payout: presentPayout(error.payout, `${config.publicUrl}${partnerPrefix}`),
+        });
+      }
     },
   );
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { creditShard, worldAccountId } from '../domain/ledger.js';
+import { Decimal } from '../domain/money.js';
 import type { Sql } from './database.js';
 import type { Tenant } from './tenancy.js';
 
@@ -94,4 +95,169 @@ export async function checkLedger(sql: Sql): Promise<LedgerCheck> {
      ORDER BY t.id`,
   );
   return { ...counts!, accountMismatches, unbalancedTransfers };
+}
+
+/** Whose funds: the organization's own (profileId null) or one end user's, in one asset on one network. */
+export interface Owner {
+  profileId: string | null;
+  asset: string;
+  network: string;
+}
+
+export interface TransferMeta {
+  cause: string;
+  transactionId: string | null;
+  createdAt: Date;
+}
+
+async function insertTransfer(tx: Sql, tenant: Tenant, meta: TransferMeta): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO ledger_transfers (id, organization_id, mode, cause, transaction_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (organization_id, mode, cause) DO NOTHING RETURNING id`,
+    [randomUUID(), tenant.organizationId, tenant.mode, meta.cause, meta.transactionId, meta.createdAt],
+  );
+  // Callers post a cause once, from a state change guarded by its own row lock: a repeat is a bug, not a retry.
+  if (!row) throw new Error(`ledger transfer ${meta.cause} was already posted`);
+  return row.id;
+}
+
+async function insertPostings(tx: Sql, transferId: string, asset: string, legs: { accountId: string; amount: Decimal }[]): Promise<void> {
+  const sum = legs.reduce((total, leg) => total.plus(leg.amount), new Decimal(0));
+  if (!sum.isZero()) throw new Error(`unbalanced transfer ${transferId}: postings sum to ${sum.toFixed()}`);
+  await tx.query(
+    `INSERT INTO ledger_postings (transfer_id, account_id, asset, amount)
+     SELECT $1, account_id, $2, amount FROM unnest($3::uuid[], $4::numeric[]) AS leg(account_id, amount)`,
+    [transferId, asset, legs.map((l) => l.accountId), legs.map((l) => l.amount.toFixed())],
+  );
+}
+
+/** Adds `amount` (positive) to an account that keeps a running balance, creating it if needed. */
+async function credit(tx: Sql, tenant: Tenant, owner: Owner, kind: 'available' | 'reserved' | 'fees', shard: number, amount: Decimal): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance, kind, shard)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT ON CONSTRAINT ledger_accounts_identity_key DO UPDATE SET balance = ledger_accounts.balance + excluded.balance
+     RETURNING id`,
+    [randomUUID(), tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network, amount.toFixed(), kind, shard],
+  );
+  return row!.id;
+}
+
+/** The owner's reserved funds, less `amount`: they were reserved by the same payout, so they are there. */
+async function debitReserved(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    `UPDATE ledger_accounts SET balance = balance - $7
+     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5
+       AND kind = 'reserved' AND shard = $6 AND balance >= $7
+     RETURNING id`,
+    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network, 0, amount.toFixed()],
+  );
+  if (!row) throw new Error(`reserved funds of ${owner.asset}/${owner.network} are short of ${amount.toFixed()}`);
+  return row.id;
+}
+
+async function ensureWorld(tx: Sql, tenant: Tenant, asset: string, network: string): Promise<string> {
+  const id = worldAccountId(tenant.organizationId, tenant.mode, asset, network);
+  await tx.query(
+    `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance, kind, shard)
+     VALUES ($1, $2, $3, NULL, $4, $5, 0, 'world', 0) ON CONFLICT ON CONSTRAINT ledger_accounts_identity_key DO NOTHING`,
+    [id, tenant.organizationId, tenant.mode, asset, network],
+  );
+  return id;
+}
+
+/** What an owner can spend now: the sum of its available shards (read without locking). */
+export async function availableBalance(sql: Sql, tenant: Tenant, owner: Owner): Promise<Decimal> {
+  const [row] = await sql.query<{ balance: string }>(
+    `SELECT coalesce(sum(balance), 0)::text AS balance FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5 AND kind = 'available'`,
+    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network],
+  );
+  return new Decimal(row!.balance);
+}
+
+/**
+ * Available → reserved, for a payout. Every shard of the owner's available account is locked (in shard order,
+ * so concurrent debits cannot deadlock), `amount` is taken from them in that order, and the reserved account is
+ * credited: one transfer. Short of `amount`, nothing is written and `short` (how much is missing) is answered.
+ */
+export async function reserveFunds(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<{ short: Decimal | null }> {
+  const shards = await tx.query<{ id: string; balance: string }>(
+    `SELECT id, balance::text AS balance FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5 AND kind = 'available'
+     ORDER BY shard FOR UPDATE`,
+    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network],
+  );
+  const held = shards.reduce((total, shard) => total.plus(shard.balance), new Decimal(0));
+  if (held.lt(amount)) return { short: amount.minus(held) };
+
+  const legs: { accountId: string; amount: Decimal }[] = [];
+  let left = amount;
+  for (const shard of shards) {
+    if (left.isZero()) break;
+    const take = Decimal.min(left, new Decimal(shard.balance));
+    if (take.isZero()) continue;
+    legs.push({ accountId: shard.id, amount: take.negated() });
+    left = left.minus(take);
+  }
+  await tx.query('UPDATE ledger_accounts SET balance = balance + t.delta FROM unnest($1::uuid[], $2::numeric[]) AS t(id, delta) WHERE ledger_accounts.id = t.id', [
+    legs.map((l) => l.accountId),
+    legs.map((l) => l.amount.toFixed()),
+  ]);
+  const transferId = await insertTransfer(tx, tenant, meta);
+  legs.push({ accountId: await credit(tx, tenant, owner, 'reserved', 0, amount), amount });
+  await insertPostings(tx, transferId, owner.asset, legs);
+  return { short: null };
+}
+
+/** Reserved → available: a payout that failed gives its funds back. */
+export async function releaseFunds(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<void> {
+  const from = await debitReserved(tx, tenant, owner, amount);
+  const transferId = await insertTransfer(tx, tenant, meta);
+  const to = await credit(tx, tenant, owner, 'available', 0, amount);
+  await insertPostings(tx, transferId, owner.asset, [
+    { accountId: from, amount: amount.negated() },
+    { accountId: to, amount },
+  ]);
+}
+
+/** Reserved → the outside world (what the recipient gets) and the tenant's fees account (the network fee). */
+export async function settleFunds(tx: Sql, tenant: Tenant, owner: Owner, sent: { amount: Decimal; fee: Decimal }, meta: TransferMeta): Promise<void> {
+  const total = sent.amount.plus(sent.fee);
+  const from = await debitReserved(tx, tenant, owner, total);
+  const transferId = await insertTransfer(tx, tenant, meta);
+  const legs = [
+    { accountId: from, amount: total.negated() },
+    { accountId: await ensureWorld(tx, tenant, owner.asset, owner.network), amount: sent.amount },
+  ];
+  if (!sent.fee.isZero()) {
+    legs.push({ accountId: await credit(tx, tenant, { profileId: null, asset: owner.asset, network: owner.network }, 'fees', 0, sent.fee), amount: sent.fee });
+  }
+  await insertPostings(tx, transferId, owner.asset, legs);
+}
+
+export interface Holding {
+  asset: string;
+  network: string;
+  available: string;
+  reserved: string;
+}
+
+/**
+ * What owners hold, per asset and network, summed in SQL over shards (and, with `profileId` undefined, over the
+ * organization and every profile of the tenant). Lines where nothing is held are left out.
+ */
+export async function holdings(sql: Sql, tenant: Tenant, profileId: string | null | undefined): Promise<Holding[]> {
+  return sql.query<Holding>(
+    `SELECT asset, network,
+            coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
+            coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
+     FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND kind IN ('available', 'reserved')
+       AND ($3::boolean OR profile_id IS NOT DISTINCT FROM $4::uuid)
+     GROUP BY asset, network
+     HAVING sum(balance) > 0
+     ORDER BY asset, network`,
+    [tenant.organizationId, tenant.mode, profileId === undefined, profileId ?? null],
+  );
 }

@@ -16,6 +16,8 @@ export interface TransactionRow {
   asset: string;
   network: string | null;
   amount: string;
+  /** The network fee a payout paid, in the asset; null for deposits. */
+  fee: string | null;
   from_address: string | null;
   to_address: string | null;
   tx_hash: string | null;
@@ -26,10 +28,10 @@ export interface TransactionRow {
   created_at: Date;
 }
 
-const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount,
+const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount, fee::text AS fee,
   from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
 
-export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
+export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'fee' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
   network: string;
   tx_hash: string;
   output_index: number;
@@ -65,6 +67,35 @@ export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Pr
     ],
   );
   return row ?? null;
+}
+
+/** A payout's row: pending until the payout completes (confirmed) or fails; `amount` is what left the balance. */
+export async function insertPayoutTransaction(
+  tx: Sql,
+  row: Pick<TransactionRow, 'id' | 'organization_id' | 'mode' | 'profile_id' | 'external_ref' | 'asset' | 'network' | 'amount' | 'fee' | 'to_address'>,
+  now: Date,
+): Promise<TransactionRow> {
+  const [inserted] = await tx.query<TransactionRow>(
+    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount, fee, to_address, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'payout', 'pending', $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+    [row.id, row.organization_id, row.mode, row.profile_id, row.external_ref, row.asset, row.network, row.amount, row.fee, row.to_address, now],
+  );
+  return inserted!;
+}
+
+/** Ends a pending row: confirmed (with its completion time and hash) or failed. */
+export async function settleTransaction(
+  tx: Sql,
+  tenant: Tenant,
+  id: string,
+  outcome: { status: 'confirmed' | 'failed'; txHash: string | null },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `UPDATE transactions SET status = $4, tx_hash = COALESCE($5, tx_hash), completed_at = CASE WHEN $4 = 'confirmed' THEN $6::timestamptz END
+     WHERE id = $1 AND organization_id = $2 AND mode = $3 AND status = 'pending'`,
+    [id, tenant.organizationId, tenant.mode, outcome.status, outcome.txHash, now],
+  );
 }
 
 export async function findDepositByIdentity(

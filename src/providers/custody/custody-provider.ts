@@ -20,7 +20,22 @@ export interface DepositAddress {
   providerRef: string | null;
 }
 
-/** Where deposit addresses come from: the one seam between the service and whoever holds the keys. */
+export interface PayoutRequest {
+  /** The provider must treat a repeated payout id as the same payout (it is the idempotency key). */
+  payoutId: string;
+  organizationId: string;
+  asset: string;
+  network: string;
+  destination: string;
+  /** What the recipient gets, decimal string in the asset's unit. */
+  amount: string;
+}
+
+/** Where deposit addresses come from and payouts go out: the one seam between the service and whoever holds the keys. */
 export interface CustodyProvider {
   createDepositAddress(request: DepositAddressRequest): Promise<DepositAddress>;
+  /** False: payouts cannot be sent at all, and executing one is refused before anything is reserved. */
+  readonly payoutsEnabled: boolean;
+  /** Broadcasts the payout; answers the transaction hash. */
+  sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
 }

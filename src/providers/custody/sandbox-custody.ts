@@ -13,6 +13,11 @@ const DERIVATION_TAG = 'connect-payments/sandbox-deposit-address/v1';
  * and QR code paths; nobody holds a key for them, so funds actually sent there are lost.
  */
 export const sandboxCustody: CustodyProvider = {
+  // Sandbox payouts never leave the service: the sandbox's own progress (or the simulate helper) settles them.
+  payoutsEnabled: true,
+  async sendPayout() {
+    throw new Error('sandbox payouts are settled by the sandbox progress sweep, never sent');
+  },
   async createDepositAddress({ ownerKey, asset, network, addressFormat }) {
     // JSON keeps the fields apart, so ('ab', 'c') and ('a', 'bc') never hash alike.
     const digest = sha256(utf8ToBytes(JSON.stringify([DERIVATION_TAG, ownerKey, asset, network])));

@@ -1,0 +1,184 @@
+import type { PayoutStatus } from '../domain/payouts.js';
+import type { Sql } from './database.js';
+import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
+import type { Tenant } from './tenancy.js';
+
+export interface QuoteRow {
+  id: string;
+  organization_id: string;
+  mode: Tenant['mode'];
+  profile_id: string | null;
+  external_ref: string | null;
+  destination: string;
+  asset: string;
+  network: string;
+  amount: string;
+  fee: string;
+  user_sends: string;
+  fee_total_usd: string;
+  estimated_seconds: number;
+  used_at: Date | null;
+  expires_at: Date;
+  created_at: Date;
+}
+
+const QUOTE_COLUMNS = `id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount::text AS amount,
+  fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds, used_at, expires_at, created_at`;
+
+export async function insertQuote(tx: Sql, quote: Omit<QuoteRow, 'used_at'>): Promise<QuoteRow> {
+  const [row] = await tx.query<QuoteRow>(
+    `INSERT INTO payout_quotes (id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount, fee,
+       user_sends, fee_total_usd, estimated_seconds, expires_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${QUOTE_COLUMNS}`,
+    [
+      quote.id,
+      quote.organization_id,
+      quote.mode,
+      quote.profile_id,
+      quote.external_ref,
+      quote.destination,
+      quote.asset,
+      quote.network,
+      quote.amount,
+      quote.fee,
+      quote.user_sends,
+      quote.fee_total_usd,
+      quote.estimated_seconds,
+      quote.expires_at,
+      quote.created_at,
+    ],
+  );
+  return row!;
+}
+
+/** The tenant's quote, locked for this transaction: executions of one quote take turns. */
+export async function lockQuote(tx: Sql, tenant: Tenant, id: string): Promise<QuoteRow | null> {
+  const [row] = await tx.query<QuoteRow>(
+    `SELECT ${QUOTE_COLUMNS} FROM payout_quotes WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
+    [id, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+export async function markQuoteUsed(tx: Sql, tenant: Tenant, id: string, now: Date): Promise<void> {
+  await tx.query('UPDATE payout_quotes SET used_at = $4 WHERE id = $1 AND organization_id = $2 AND mode = $3', [id, tenant.organizationId, tenant.mode, now]);
+}
+
+export interface PayoutRow {
+  id: string;
+  organization_id: string;
+  mode: Tenant['mode'];
+  quote_id: string;
+  profile_id: string | null;
+  external_ref: string | null;
+  status: PayoutStatus;
+  destination: string;
+  asset: string;
+  network: string;
+  amount: string;
+  fee: string;
+  user_sends: string;
+  fee_total_usd: string;
+  estimated_seconds: number;
+  estimated_delivery_at: Date;
+  transaction_id: string;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  created_at: Date;
+}
+
+const PAYOUT_COLUMNS = `id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network,
+  amount::text AS amount, fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds,
+  estimated_delivery_at, transaction_id, tx_hash, failure_reason, completed_at, failed_at, created_at`;
+
+export async function insertPayout(
+  tx: Sql,
+  payout: Omit<PayoutRow, 'status' | 'tx_hash' | 'failure_reason' | 'completed_at' | 'failed_at'>,
+): Promise<PayoutRow> {
+  const [row] = await tx.query<PayoutRow>(
+    `INSERT INTO payouts (id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network, amount,
+       fee, user_sends, fee_total_usd, estimated_seconds, estimated_delivery_at, transaction_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17) RETURNING ${PAYOUT_COLUMNS}`,
+    [
+      payout.id,
+      payout.organization_id,
+      payout.mode,
+      payout.quote_id,
+      payout.profile_id,
+      payout.external_ref,
+      payout.destination,
+      payout.asset,
+      payout.network,
+      payout.amount,
+      payout.fee,
+      payout.user_sends,
+      payout.fee_total_usd,
+      payout.estimated_seconds,
+      payout.estimated_delivery_at,
+      payout.transaction_id,
+      payout.created_at,
+    ],
+  );
+  return row!;
+}
+
+export async function findPayout(sql: Sql, tenant: Tenant, id: string, lock = false): Promise<PayoutRow | null> {
+  const [row] = await sql.query<PayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
+    [id, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+export async function findPayoutOfQuote(sql: Sql, tenant: Tenant, quoteId: string): Promise<PayoutRow | null> {
+  const [row] = await sql.query<PayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE quote_id = $1 AND organization_id = $2 AND mode = $3`,
+    [quoteId, tenant.organizationId, tenant.mode],
+  );
+  return row ?? null;
+}
+
+/** Moves a locked payout to `status`; the caller has checked the move goes forward. */
+export async function updatePayoutStatus(
+  tx: Sql,
+  tenant: Tenant,
+  id: string,
+  change: { status: PayoutStatus; txHash?: string | null; failureReason?: string | null },
+  now: Date,
+): Promise<PayoutRow> {
+  const [row] = await tx.query<PayoutRow>(
+    `UPDATE payouts SET status = $4, tx_hash = COALESCE($5, tx_hash), failure_reason = COALESCE($6, failure_reason),
+       completed_at = CASE WHEN $4 = 'completed' THEN $7::timestamptz END, failed_at = CASE WHEN $4 = 'failed' THEN $7::timestamptz END,
+       updated_at = $7
+     WHERE id = $1 AND organization_id = $2 AND mode = $3 RETURNING ${PAYOUT_COLUMNS}`,
+    [id, tenant.organizationId, tenant.mode, change.status, change.txHash ?? null, change.failureReason ?? null, now],
+  );
+  return row!;
+}
+
+export interface PayoutFilters {
+  profileId?: string;
+  statuses?: PayoutStatus[];
+}
+
+export function listPayouts(sql: Sql, tenant: Tenant, filters: PayoutFilters, page: PageRequest): Promise<Page<PayoutRow>> {
+  const filter = Filter.tenant(tenant)
+    .optional((p) => `profile_id = ${p}`, filters.profileId)
+    .optional((p) => `status = ANY(${p}::text[])`, filters.statuses);
+  return fetchPage<PayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM payouts`, filter, page);
+}
+
+/**
+ * Sandbox payouts the progress sweep has work for, of every tenant, locked (other sweepers skip them): pending
+ * ones (to move on to processing) and open ones whose delivery time has come (to complete).
+ */
+export function claimOpenSandboxPayouts(tx: Sql, now: Date, limit: number): Promise<PayoutRow[]> {
+  return tx.query<PayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts
+     WHERE mode = 'test' AND (status = 'pending' OR (status = 'processing' AND estimated_delivery_at <= $1))
+     ORDER BY estimated_delivery_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+}

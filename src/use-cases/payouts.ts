@@ -1,0 +1,393 @@
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../domain/access.js';
+import type { AssetNetwork, Catalog } from '../domain/catalog.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
+import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
+import type { NetworkFees } from '../domain/network-fees.js';
+import {
+  canMove,
+  feeInAsset,
+  insufficientFunds,
+  isTerminal,
+  MIN_SANDBOX_DELIVERY_SECONDS,
+  QUOTE_TTL_SECONDS,
+  sandboxPayoutId,
+  type PayoutStatus,
+} from '../domain/payouts.js';
+import { usdPerUnit } from '../domain/valuation.js';
+import { isValidDestination } from '../providers/chains/address-codecs.js';
+import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
+import type { CustodyProvider } from '../providers/custody/index.js';
+import type { PriceSource } from '../providers/prices/price-source.js';
+import type { Database, Sql } from '../store/database.js';
+import { availableBalance, releaseFunds, reserveFunds, settleFunds, type Owner } from '../store/ledger.js';
+import type { Page, PageRequest } from '../store/pagination.js';
+import * as store from '../store/payouts.js';
+import type { PayoutRow, QuoteRow } from '../store/payouts.js';
+import { ensureProfile, findProfileId, profileFilter } from '../store/profiles.js';
+import { tenantOf, type Tenant } from '../store/tenancy.js';
+import { insertPayoutTransaction, settleTransaction } from '../store/transactions.js';
+import { recordEvent } from './events.js';
+import { checkExternalRef } from './payment-intents.js';
+
+export interface QuoteInput {
+  destination: string;
+  asset: string;
+  amount: string | number;
+  external_ref?: string;
+  network_hint?: string;
+}
+
+/** One way to send the asset: a network, its fee and how long it takes. */
+interface RouteOption {
+  network: AssetNetwork;
+  feeUsd: Decimal;
+  fee: Decimal;
+  estimatedSeconds: number;
+  available: Decimal;
+}
+
+export interface QuoteView {
+  quote: QuoteRow;
+  recommendation: { network: string; feeUsd: Decimal; savingsUsd: Decimal } | null;
+  insufficientFunds: { needed: Decimal; networkWithLowestTopUpFee: string } | null;
+}
+
+/** What to do once the payout's transaction has committed (a live payout goes to the custody provider). */
+export type AfterCommit = (() => Promise<void>) | null;
+
+/**
+ * Payouts: quote → execute → track. Executing reserves the payer's funds (available → reserved) in the
+ * transaction that records the payout; completion settles them (reserved → world, fee → fees); failure
+ * releases them (reserved → available). Provider calls happen outside any transaction, after commit.
+ */
+export class Payouts {
+  constructor(
+    private readonly db: Database,
+    private readonly catalog: Catalog,
+    private readonly fees: NetworkFees,
+    private readonly prices: PriceSource,
+    private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
+    private readonly clock: Clock,
+    private readonly priceMaxAgeSeconds: number,
+  ) {}
+
+  // Quotes ------------------------------------------------------------------------------------------------
+
+  /**
+   * Step one, outside any transaction: validates the request, prices every network the destination is valid
+   * on and picks the route. Answers the step that stores the quote.
+   */
+  async prepareQuote(caller: Caller, input: QuoteInput): Promise<(tx: Sql) => Promise<QuoteView>> {
+    const tenant = tenantOf(caller);
+    const networks = this.catalog.activeNetworks(caller.organizationSettings, input.asset);
+    if (networks.length === 0) {
+      throw new DomainError('catalog_invalid', `${input.asset} is not an asset this organization can use; see GET /capabilities.`, 'asset');
+    }
+    const amount = parseAmount(input.amount, 'amount');
+    const max = new Decimal(this.catalog.asset(input.asset)!.max_amount);
+    if (amount.gt(max)) throw new DomainError('invalid_request', `amount is above ${max.toFixed()}, the most one ${input.asset} payout may send.`, 'amount');
+    const externalRef = checkExternalRef(input.external_ref);
+    if (input.network_hint !== undefined && !networks.some((n) => n.network === input.network_hint)) {
+      throw new DomainError('catalog_invalid', `${input.asset} cannot be sent on ${input.network_hint} by this organization; see GET /capabilities.`, 'network_hint');
+    }
+    const reachable = networks.filter((n) => isValidDestination(this.catalog.addressFormat(n.network), input.destination));
+    if (reachable.length === 0) {
+      throw new DomainError('invalid_request', `destination is not a valid address on any network ${input.asset} can be sent on.`, 'destination');
+    }
+    if (input.network_hint !== undefined && !reachable.some((n) => n.network === input.network_hint)) {
+      throw new DomainError('invalid_request', `destination is not a valid ${input.network_hint} address.`, 'destination');
+    }
+
+    // An end user never seen before holds nothing (their profile is created with the quote).
+    const payer = externalRef === null ? { profileId: null } : await this.knownProfile(tenant, externalRef);
+    const options = await this.routeOptions(tenant, input.asset, networks, payer);
+    const usable = options.filter((o) => reachable.some((n) => n.network === o.network.network));
+    const chosen = this.chooseRoute(usable, amount, input.network_hint);
+    checkDecimals(amount, chosen.network.decimals, input.asset, 'amount');
+
+    const userSends = amount.plus(chosen.fee);
+    const cheaper = usable.filter((o) => o.feeUsd.lt(chosen.feeUsd)).sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0];
+    const lowestTopUp = [...options].sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0]!;
+    const now = this.clock.now();
+    return async (tx) => {
+      const payerId = externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, externalRef);
+      const quote = await store.insertQuote(tx, {
+        id: `quote_${randomUUID().replaceAll('-', '')}`,
+        organization_id: tenant.organizationId,
+        mode: tenant.mode,
+        profile_id: payerId,
+        external_ref: externalRef,
+        destination: input.destination,
+        asset: input.asset,
+        network: chosen.network.network,
+        amount: amount.toFixed(),
+        fee: chosen.fee.toFixed(),
+        user_sends: userSends.toFixed(),
+        fee_total_usd: chosen.feeUsd.toFixed(),
+        estimated_seconds: chosen.estimatedSeconds,
+        expires_at: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
+        created_at: now,
+      });
+      return {
+        quote,
+        recommendation: cheaper ? { network: cheaper.network.network, feeUsd: cheaper.feeUsd, savingsUsd: chosen.feeUsd.minus(cheaper.feeUsd) } : null,
+        insufficientFunds: chosen.available.lt(userSends)
+          ? { needed: userSends.minus(chosen.available), networkWithLowestTopUpFee: lowestTopUp.network.network }
+          : null,
+      };
+    };
+  }
+
+  private async knownProfile(tenant: Tenant, externalRef: string): Promise<{ profileId: string } | null> {
+    const profileId = await findProfileId(this.db, tenant.organizationId, tenant.mode, externalRef);
+    return profileId === null ? null : { profileId };
+  }
+
+  /**
+   * Every network of the asset with its fee (in USD and in the asset) and the payer's available balance there
+   * (`payer` null: an end user with no profile yet, who holds nothing).
+   */
+  private async routeOptions(tenant: Tenant, asset: string, networks: AssetNetwork[], payer: { profileId: string | null } | null): Promise<RouteOption[]> {
+    const snapshot = await this.prices.current();
+    const usd = usdPerUnit(asset, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
+    if (usd === null) throw new DomainError('price_unavailable', `No fresh ${asset} price to convert the network fee with. Retry shortly.`);
+    return Promise.all(
+      networks.map(async (network) => {
+        const { feeUsd, estimatedSeconds } = this.fees.fee(asset, network.network)!;
+        const available = payer === null ? new Decimal(0) : await availableBalance(this.db, tenant, { profileId: payer.profileId, asset, network: network.network });
+        return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds, available };
+      }),
+    );
+  }
+
+  /** The hinted network; otherwise the cheapest one whose balance covers the payout; otherwise the cheapest. */
+  private chooseRoute(options: RouteOption[], amount: Decimal, hint: string | undefined): RouteOption {
+    if (hint !== undefined) return options.find((o) => o.network.network === hint)!;
+    const byFee = [...options].sort((a, b) => a.feeUsd.comparedTo(b.feeUsd));
+    return byFee.find((o) => o.available.gte(amount.plus(o.fee))) ?? byFee[0]!;
+  }
+
+  // Execution ---------------------------------------------------------------------------------------------
+
+  /** Step one of execution, outside any transaction: refuses at once what cannot be sent at all. */
+  async prepareExecution(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
+    const tenant = tenantOf(caller);
+    const custody = this.custodyFor(tenant.mode);
+    if (tenant.mode === 'live' && !custody.payoutsEnabled) {
+      throw new DomainError(
+        'provider_unavailable',
+        'Live payouts need a custody provider, and none is configured on this deployment; nothing was reserved or sent.',
+      );
+    }
+    return (tx) => this.execute(tx, tenant, quoteId);
+  }
+
+  private async execute(tx: Sql, tenant: Tenant, quoteId: string): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+    const quote = await store.lockQuote(tx, tenant, quoteId);
+    if (!quote) throw new DomainError('quote_not_found', 'No payout quote with that id.', 'quote_id');
+    const sandbox = tenant.mode === 'test';
+    // Sandbox does not consume quotes: executing one again answers the payout it already made.
+    const id = sandbox ? sandboxPayoutId(tenant.organizationId, quote.id) : randomUUID();
+    if (sandbox) {
+      const existing = await store.findPayout(tx, tenant, id);
+      if (existing) return { payout: existing, afterCommit: null };
+    } else if (quote.used_at) {
+      throw new DomainError('quote_already_used', 'This quote was already executed; quotes are single-use. Request a new quote.', 'quote_id');
+    }
+    const now = this.clock.now();
+    if (now.getTime() >= quote.expires_at.getTime()) {
+      throw new DomainError('quote_expired', `This quote expired at ${quote.expires_at.toISOString()}. Request a new quote.`, 'quote_id');
+    }
+    if (!sandbox) await store.markQuoteUsed(tx, tenant, quote.id, now);
+
+    const owner: Owner = { profileId: quote.profile_id, asset: quote.asset, network: quote.network };
+    const transaction = await insertPayoutTransaction(
+      tx,
+      {
+        id: randomUUID(),
+        organization_id: tenant.organizationId,
+        mode: tenant.mode,
+        profile_id: quote.profile_id,
+        external_ref: quote.external_ref,
+        asset: quote.asset,
+        network: quote.network,
+        amount: quote.user_sends,
+        fee: quote.fee,
+        to_address: quote.destination,
+      },
+      now,
+    );
+    const userSends = new Decimal(quote.user_sends);
+    const { short } = await reserveFunds(tx, tenant, owner, userSends, { cause: `payout:${id}:reserve`, transactionId: transaction.id, createdAt: now });
+    if (short) throw insufficientFunds(short, quote.asset, quote.network);
+
+    const deliverySeconds = sandbox ? Math.max(MIN_SANDBOX_DELIVERY_SECONDS, quote.estimated_seconds) : quote.estimated_seconds;
+    const payout = await store.insertPayout(tx, {
+      id,
+      organization_id: tenant.organizationId,
+      mode: tenant.mode,
+      quote_id: quote.id,
+      profile_id: quote.profile_id,
+      external_ref: quote.external_ref,
+      destination: quote.destination,
+      asset: quote.asset,
+      network: quote.network,
+      amount: quote.amount,
+      fee: quote.fee,
+      user_sends: quote.user_sends,
+      fee_total_usd: quote.fee_total_usd,
+      estimated_seconds: quote.estimated_seconds,
+      estimated_delivery_at: new Date(now.getTime() + deliverySeconds * 1000),
+      transaction_id: transaction.id,
+      created_at: now,
+    });
+    await this.recordPayoutEvent(tx, tenant, 'payout.created', payout, now);
+    return { payout, afterCommit: sandbox ? null : () => this.submit(tenant, payout.id) };
+  }
+
+  /**
+   * A live payout after its reservation has committed: the custody provider is asked to send it (idempotent
+   * on the payout id), then the outcome is recorded in a transaction of its own.
+   */
+  async submit(tenant: Tenant, payoutId: string): Promise<void> {
+    const payout = await store.findPayout(this.db, tenant, payoutId);
+    if (!payout || payout.status !== 'pending') return;
+    let outcome: { status: 'processing'; txHash: string } | { status: 'failed'; reason: string };
+    try {
+      const sent = await this.custodyFor(tenant.mode).sendPayout({
+        payoutId: payout.id,
+        organizationId: tenant.organizationId,
+        asset: payout.asset,
+        network: payout.network,
+        destination: payout.destination,
+        amount: payout.amount,
+      });
+      outcome = { status: 'processing', txHash: sent.txHash };
+    } catch (error) {
+      outcome = { status: 'failed', reason: error instanceof Error ? error.message : String(error) };
+    }
+    await this.db.transaction(async (tx) => {
+      const locked = await store.findPayout(tx, tenant, payoutId, true);
+      if (!locked || locked.status !== 'pending') return;
+      if (outcome.status === 'failed') await this.fail(tx, tenant, locked, outcome.reason);
+      else await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: outcome.txHash }, this.clock.now());
+    });
+  }
+
+  // Lifecycle ---------------------------------------------------------------------------------------------
+
+  private async complete(tx: Sql, tenant: Tenant, payout: PayoutRow, txHash: string): Promise<PayoutRow> {
+    const now = this.clock.now();
+    await settleFunds(
+      tx,
+      tenant,
+      { profileId: payout.profile_id, asset: payout.asset, network: payout.network },
+      { amount: new Decimal(payout.amount), fee: new Decimal(payout.fee) },
+      { cause: `payout:${payout.id}:settle`, transactionId: payout.transaction_id, createdAt: now },
+    );
+    await settleTransaction(tx, tenant, payout.transaction_id, { status: 'confirmed', txHash }, now);
+    const completed = await store.updatePayoutStatus(tx, tenant, payout.id, { status: 'completed', txHash }, now);
+    await this.recordPayoutEvent(tx, tenant, 'payout.completed', completed, now);
+    return completed;
+  }
+
+  private async fail(tx: Sql, tenant: Tenant, payout: PayoutRow, reason: string): Promise<PayoutRow> {
+    const now = this.clock.now();
+    await releaseFunds(
+      tx,
+      tenant,
+      { profileId: payout.profile_id, asset: payout.asset, network: payout.network },
+      new Decimal(payout.user_sends),
+      { cause: `payout:${payout.id}:release`, transactionId: payout.transaction_id, createdAt: now },
+    );
+    await settleTransaction(tx, tenant, payout.transaction_id, { status: 'failed', txHash: null }, now);
+    const failed = await store.updatePayoutStatus(tx, tenant, payout.id, { status: 'failed', failureReason: reason }, now);
+    await this.recordPayoutEvent(tx, tenant, 'payout.failed', failed, now);
+    return failed;
+  }
+
+  private recordPayoutEvent(tx: Sql, tenant: Tenant, type: 'payout.created' | 'payout.completed' | 'payout.failed', payout: PayoutRow, now: Date) {
+    return recordEvent(
+      tx,
+      tenant,
+      type,
+      {
+        payout_id: payout.id,
+        quote_id: payout.quote_id,
+        status: payout.status,
+        external_ref: payout.external_ref,
+        asset: payout.asset,
+        network: payout.network,
+        destination: payout.destination,
+        // Decimal strings: the contract leaves payout event types open, and strings are exact.
+        amount: new Decimal(payout.amount).toFixed(),
+        fee: new Decimal(payout.fee).toFixed(),
+        user_sends: new Decimal(payout.user_sends).toFixed(),
+        tx_hash: payout.tx_hash,
+        failure_reason: payout.failure_reason,
+      },
+      { id: payout.id, kind: 'payout' },
+      now,
+    );
+  }
+
+  /** Sandbox helper: drives a payout to an outcome now; a move backward or out of a terminal state is refused. */
+  async simulate(tenant: Tenant, id: string, outcome: 'completed' | 'failed'): Promise<PayoutRow> {
+    return this.db.transaction(async (tx) => {
+      const payout = isUuid(id) ? await store.findPayout(tx, tenant, id, true) : null;
+      if (!payout) throw notFound('payout');
+      if (!canMove(payout.status, outcome)) throw new PayoutStateConflict(payout, outcome);
+      return outcome === 'completed'
+        ? this.complete(tx, tenant, payout, this.sandboxTxHash(payout))
+        : this.fail(tx, tenant, payout, 'Failed on request (sandbox simulation).');
+    });
+  }
+
+  private sandboxTxHash(payout: PayoutRow): string {
+    return simulatedTxHash(this.catalog.addressFormat(payout.network), `payout:${payout.id}`);
+  }
+
+  /**
+   * One sweep of the sandbox's own progress: open payouts move to processing, and those whose delivery time
+   * has come complete. Rows are claimed with SKIP LOCKED, so instances sweep side by side.
+   */
+  async advanceSandbox(batchSize = 200): Promise<number> {
+    const now = this.clock.now();
+    return this.db.transaction(async (tx) => {
+      const due = await store.claimOpenSandboxPayouts(tx, now, batchSize);
+      for (const payout of due) {
+        const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
+        if (payout.estimated_delivery_at.getTime() <= now.getTime()) await this.complete(tx, tenant, payout, this.sandboxTxHash(payout));
+        else await store.updatePayoutStatus(tx, tenant, payout.id, { status: 'processing' }, now);
+      }
+      return due.length;
+    });
+  }
+
+  // Reads -------------------------------------------------------------------------------------------------
+
+  async get(sql: Sql, tenant: Tenant, id: string): Promise<PayoutRow> {
+    const payout = isUuid(id) ? await store.findPayout(sql, tenant, id) : null;
+    if (!payout) throw notFound('payout', 'payout_id');
+    return payout;
+  }
+
+  async list(sql: Sql, tenant: Tenant, filters: { externalRef?: string; statuses?: PayoutStatus[] }, page: PageRequest): Promise<Page<PayoutRow>> {
+    const profileId = await profileFilter(sql, tenant, filters.externalRef);
+    if (profileId === null) return { rows: [], hasMore: false };
+    return store.listPayouts(sql, tenant, { profileId, statuses: filters.statuses }, page);
+  }
+}
+
+/** 409 invalid_state, carrying the payout as it is (the route shows it beside the error). */
+export class PayoutStateConflict extends DomainError {
+  constructor(
+    readonly payout: PayoutRow,
+    outcome: string,
+  ) {
+    super('invalid_state', `This payout is ${payout.status}${isTerminal(payout.status) ? ' (final)' : ''}; it cannot become ${outcome}.`, 'outcome');
+  }
+}
