@@ -109,7 +109,7 @@ describe('GET /balances tenant-wide', () => {
       users
         .flatMap((u) => u.balances)
         .filter((l) => l.asset === asset)
-        .reduce((sum, l) => sum.plus(l.amount), new Decimal(0));
+        .reduce((sum, l) => sum.plus(l.amount!), new Decimal(0));
     expect(sumOf('USDC').plus(10).toFixed()).toBe('17.5');
     expect(sumOf('ETH').toFixed()).toBe('1');
   });
@@ -130,8 +130,9 @@ describe('fail-closed valuation', () => {
     const tenant = await createTenant(t);
     await holding(tenant, 'USDC', 'solana', '10');
     await holding(tenant, 'ETH', 'base', '1');
-    const { ETH: _eth, ...withoutEth } = fullPrices().usd;
-    prices.snapshot = { ...fullPrices(), usd: withoutEth };
+    const usd = { ...fullPrices().usd };
+    delete usd.ETH;
+    prices.snapshot = { ...fullPrices(), usd };
     const view = await get(tenant, '/balances');
     expect(view.balances[0]).toEqual({ asset: 'ETH', network: 'base', amount: '1', reserved: '0' });
     expect(view.balances[1]).toMatchObject({ asset: 'USDC', usd: '10.00', eur: '9.20' });
@@ -141,7 +142,8 @@ describe('fail-closed valuation', () => {
   it('a fiat without an FX rate is absent from totals and from every line, the others stay', async () => {
     const tenant = await createTenant(t);
     await holding(tenant, 'USDC', 'solana', '10');
-    const { DOP: _dop, ...fx } = FX;
+    const fx: Record<string, string> = { ...FX };
+    delete fx.DOP;
     prices.snapshot = { ...fullPrices(), fx };
     const view = await get(tenant, '/balances');
     expect(view.balances[0]!.dop).toBeUndefined();
