@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
-import { creditDeposit, type IncomingDeposit } from '../src/use-cases/deposits.js';
+import { creditDeposit, type CreditPrices, type IncomingDeposit } from '../src/use-cases/deposits.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
-import { accountsOf, countRows, createIntent, createTenant, getIntent, intentAddressId } from './support/partner.js';
+import { accountsOf, countRows, createIntent, createTenant, creditPrices, getIntent, intentAddressId } from './support/partner.js';
 
 /**
  * The deposit-credit use case checks what its source (a chain watcher, the simulator) hands it instead of
@@ -14,8 +14,10 @@ let owner: Tenant;
 let other: Tenant;
 let addressId: string;
 let intentId: string;
+let prices: CreditPrices;
 beforeAll(async () => {
   t = await startTestApp();
+  prices = await creditPrices(t);
   owner = await createTenant(t);
   other = await createTenant(t);
   const intent = await createIntent(t, owner.key);
@@ -36,7 +38,7 @@ const deposit = (changes: Partial<IncomingDeposit> = {}): IncomingDeposit => ({
 
 async function expectRefused(tenant: Tenant, incoming: IncomingDeposit, message: RegExp) {
   const before = await countRows(t, 'SELECT 1 FROM transactions', []);
-  await expect(t.db.transaction((tx) => creditDeposit(tx, { organizationId: tenant.organizationId, mode: 'test' }, incoming, t.ctx.clock))).rejects.toThrow(
+  await expect(t.db.transaction((tx) => creditDeposit(tx, { organizationId: tenant.organizationId, mode: 'test' }, incoming, t.ctx.clock, prices))).rejects.toThrow(
     message,
   );
   expect(await countRows(t, 'SELECT 1 FROM transactions', [])).toBe(before);
@@ -52,7 +54,7 @@ describe('deposit-credit input checks', () => {
 
   it('a deposit in the live mode of the owning organization does not reach its sandbox address', async () => {
     await expect(
-      t.db.transaction((tx) => creditDeposit(tx, { organizationId: owner.organizationId, mode: 'live' }, deposit(), t.ctx.clock)),
+      t.db.transaction((tx) => creditDeposit(tx, { organizationId: owner.organizationId, mode: 'live' }, deposit(), t.ctx.clock, prices)),
     ).rejects.toThrow(/does not own/);
   });
 
@@ -81,7 +83,7 @@ describe('deposit-credit input checks', () => {
 
   it('the owner, naming itself, is credited', async () => {
     const result = await t.db.transaction((tx) =>
-      creditDeposit(tx, { organizationId: owner.organizationId, mode: 'test' }, deposit({ txHash: 'good-hash' }), t.ctx.clock),
+      creditDeposit(tx, { organizationId: owner.organizationId, mode: 'test' }, deposit({ txHash: 'good-hash' }), t.ctx.clock, prices),
     );
     expect(result.duplicate).toBe(false);
     expect((await getIntent(t, owner.key, intentId)).amount_received).toBe(1);

@@ -119,13 +119,14 @@ describe('event resource', () => {
     });
   });
 
-  it('data of payment_intent.payment_received adds amount_received, amount_remaining and partial_payment; amount is this deposit', () => {
+  it('data of payment_intent.payment_received adds amount_received, amount_remaining, partial_payment and amount_counted; amount is this deposit', () => {
     for (const received of events.slice(0, 2)) {
       expect(Object.keys(received.data).sort()).toEqual(
         [
           'address_receiver',
           'address_sender',
           'amount',
+          'amount_counted',
           'amount_received',
           'amount_remaining',
           'currency',
@@ -138,8 +139,8 @@ describe('event resource', () => {
         ].sort(),
       );
     }
-    expect(events[0]!.data).toMatchObject({ amount: 4, amount_received: 4, amount_remaining: 6, partial_payment: true, status: 'partial', network: 'solana' });
-    expect(events[1]!.data).toMatchObject({ amount: 6, amount_received: 10, amount_remaining: 0, partial_payment: false, status: 'completed', network: 'base' });
+    expect(events[0]!.data).toMatchObject({ amount: 4, amount_counted: '4', amount_received: 4, amount_remaining: 6, partial_payment: true, status: 'partial', network: 'solana' });
+    expect(events[1]!.data).toMatchObject({ amount: 6, amount_counted: '6', amount_received: 10, amount_remaining: 0, partial_payment: false, status: 'completed', network: 'base' });
   });
 
   it('data of address.deposit.received is exactly address_id, transaction_id, external_ref, amount (decimal string), currency, network, address_receiver, address_sender, hash', async () => {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
+import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
 import type { Balances } from '../use-cases/balances.js';
@@ -32,6 +33,8 @@ export interface AppContext {
   transactions: Transactions;
   events: EventLog;
   balances: Balances;
+  /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
+  prices: PriceSource;
   payouts: Payouts;
 }
 

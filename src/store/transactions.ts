@@ -18,6 +18,8 @@ export interface TransactionRow {
   amount: string;
   /** The network fee a payout paid, in the asset; null for deposits. */
   fee: string | null;
+  /** A deposit to an intent: what it counted toward the intent, in the intent's currency (null: not counted). */
+  counted_amount: string | null;
   from_address: string | null;
   to_address: string | null;
   tx_hash: string | null;
@@ -28,7 +30,7 @@ export interface TransactionRow {
   created_at: Date;
 }
 
-const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount, fee::text AS fee,
+const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount, fee::text AS fee, counted_amount::text AS counted_amount,
   from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
 
 export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'fee' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
@@ -44,8 +46,8 @@ export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'fee' |
 export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Promise<TransactionRow | null> {
   const [row] = await tx.query<TransactionRow>(
     `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
-       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, counted_amount, completed_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15)
      ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -64,6 +66,7 @@ export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Pr
       deposit.address_id,
       deposit.payment_intent_id,
       now,
+      deposit.counted_amount,
     ],
   );
   return row ?? null;
@@ -111,11 +114,12 @@ export async function findDepositByIdentity(
   return row ?? null;
 }
 
-/** How many deposits one address of the tenant has received (the simulator numbers its fake hashes by it). */
-export async function countDepositsTo(sql: Sql, tenant: Tenant, addressId: string): Promise<number> {
+/** How many deposits one address, or one intent, of the tenant has received (the simulator numbers its fake hashes by it). */
+export async function countDeposits(sql: Sql, tenant: Tenant, to: { addressId: string } | { intentId: string }): Promise<number> {
+  const [column, id] = 'addressId' in to ? ['address_id', to.addressId] : ['payment_intent_id', to.intentId];
   const [row] = await sql.query<{ count: number }>(
-    "SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND address_id = $1 AND organization_id = $2 AND mode = $3",
-    [addressId, tenant.organizationId, tenant.mode],
+    `SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND ${column} = $1 AND organization_id = $2 AND mode = $3`,
+    [id, tenant.organizationId, tenant.mode],
   );
   return row!.count;
 }

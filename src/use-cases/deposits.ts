@@ -1,6 +1,8 @@
 import type { Clock } from '../domain/clock.js';
 import { depositCause } from '../domain/ledger.js';
 import { Decimal, toDecimalString, toNumber } from '../domain/money.js';
+import type { PriceSnapshot } from '../domain/price-snapshot.js';
+import { convert } from '../domain/valuation.js';
 import { applyCredit, effectiveStatus } from '../domain/payment-intents.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
@@ -32,6 +34,25 @@ export interface CreditResult {
 
 const metadataOf = (intent: IntentRow) => intent.metadata ?? {};
 
+/** Prices for valuing a credit in another asset than its intent's; the caller fetches them before its transaction. */
+export interface CreditPrices {
+  snapshot: PriceSnapshot | null;
+  maxAgeSeconds: number;
+}
+
+/** The finest unit any catalog asset has: a converted credit is counted down to it, never up. */
+const COUNTED_DECIMALS = 18;
+
+/**
+ * What a credit counts toward its intent, in the intent's currency: itself in the same asset; otherwise its
+ * value at the current price (1:1 between assets pegged to the same fiat); null when no fresh price exists.
+ */
+function countedToward(intent: IntentRow, asset: string, amount: Decimal, prices: CreditPrices, now: Date): Decimal | null {
+  if (asset === intent.currency) return amount;
+  const value = convert(amount, asset, intent.currency, prices.snapshot, now, prices.maxAgeSeconds);
+  return value === null ? null : value.toDecimalPlaces(COUNTED_DECIMALS, Decimal.ROUND_DOWN);
+}
+
 /**
  * Refuses a deposit that cannot be what it claims. These are faults of the deposit's source (a watcher, the
  * simulator), not of a partner, so they fail loudly instead of answering a 4xx.
@@ -58,12 +79,13 @@ function checkDeposit(deposit: IncomingDeposit, address: AddressRow | null, tena
  * complete it; the business clock is read after that lock. A deposit below the pair's catalog minimum is
  * credited like any other: money is never ignored.
  */
-export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDeposit, clock: Clock): Promise<CreditResult> {
+export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDeposit, clock: Clock, prices: CreditPrices): Promise<CreditResult> {
   const address = await findAddress(tx, tenant, deposit.addressId);
   checkDeposit(deposit, address, tenant);
   const intent = address.payment_intent_id ? await findIntent(tx, tenant, address.payment_intent_id, true) : null;
   // Read after the intent lock: credits that queued on it get times (and event ids) in the order they apply.
   const now = clock.now();
+  const counted = intent ? countedToward(intent, address.asset, deposit.amount, prices, now) : null;
 
   const transaction = await insertDeposit(tx, {
     organization_id: tenant.organizationId,
@@ -79,6 +101,7 @@ export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDe
     output_index: deposit.outputIndex,
     address_id: address.id,
     payment_intent_id: address.payment_intent_id,
+    counted_amount: counted === null ? null : counted.toFixed(),
   }, now);
   if (!transaction) {
     const existing = await findDepositByIdentity(tx, tenant, deposit);
@@ -86,7 +109,7 @@ export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDe
     return { transaction: existing, duplicate: true, intent: null };
   }
 
-  const updated = intent ? await creditIntent(tx, tenant, intent, address, transaction, now) : null;
+  const updated = intent ? await creditIntent(tx, tenant, intent, address, transaction, counted, now) : null;
   if (!intent) await recordStandaloneDeposit(tx, tenant, address, transaction, now);
   // Last: the owner's account shard stays locked until commit, so the less that runs after it the better.
   const transfer = await creditFromWorld(tx, tenant, {
@@ -109,14 +132,16 @@ async function creditIntent(
   locked: IntentRow,
   address: AddressRow,
   transaction: TransactionRow,
+  counted: Decimal | null,
   now: Date,
 ): Promise<IntentRow> {
   // An intent past expiry that the sweeper has not reached yet is expired first, so its events stay in order.
   const intent = effectiveStatus(locked, now) === 'expired' && locked.status === 'pending' ? await expireIntent(tx, locked, now) : locked;
   const credit = new Decimal(transaction.amount);
+  // Not valued (no fresh price): the money is in the balance, the intent does not move (docs/money-in.md).
   const outcome = applyCredit(
     { amount: new Decimal(intent.amount), amountReceived: new Decimal(intent.amount_received), status: intent.status },
-    credit,
+    counted ?? new Decimal(0),
   );
   const snapshot: DepositSnapshot = {
     amount_received: transaction.amount,
@@ -126,13 +151,10 @@ async function creditIntent(
     address_sender: transaction.from_address!,
     tx_hash: transaction.tx_hash!,
   };
-  const updated = await recordCredit(
-    tx,
-    tenant,
-    intent.id,
-    { amountReceived: outcome.amountReceived.toFixed(), status: outcome.status, deposit: snapshot },
-    now,
-  );
+  const updated =
+    counted === null
+      ? intent
+      : await recordCredit(tx, tenant, intent.id, { amountReceived: outcome.amountReceived.toFixed(), status: outcome.status, deposit: snapshot }, now);
 
   const related = { id: intent.id, kind: 'payment_intent' as const };
   const common = {
@@ -150,6 +172,8 @@ async function creditIntent(
     {
       ...common,
       amount: toNumber(credit),
+      // In the intent's currency, exact: what this credit counted toward it (null: not counted, no fresh price).
+      amount_counted: counted === null ? null : toDecimalString(counted),
       // A credit after the intent ended reports the state it ended in (see docs/money-in.md).
       status: outcome.status === 'pending' ? 'partial' : outcome.status,
       metadata: metadataOf(intent),

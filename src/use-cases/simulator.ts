@@ -2,13 +2,15 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
+import { convert } from '../domain/valuation.js';
+import type { PriceSource } from '../providers/prices/price-source.js';
 import { amountRemaining } from '../domain/payment-intents.js';
 import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
-import { countDepositsTo } from '../store/transactions.js';
+import { countDeposits } from '../store/transactions.js';
 import type { Tenant } from '../store/tenancy.js';
-import { creditDeposit, type CreditResult } from './deposits.js';
+import { creditDeposit, type CreditPrices, type CreditResult } from './deposits.js';
 import { loadIntent, type IntentView } from './payment-intents.js';
 
 export interface SimulateIntentDeposit {
@@ -27,10 +29,21 @@ export class DepositSimulator {
     private readonly db: Database,
     private readonly catalog: Catalog,
     private readonly clock: Clock,
+    private readonly prices: PriceSource,
+    private readonly priceMaxAgeSeconds: number,
   ) {}
 
-  /** Without an amount it pays what remains, in the primary currency on its first network. */
-  simulateIntentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<IntentView> {
+  /** Prices for the credit, fetched before its transaction opens (a price feed is an outside call). */
+  private async creditPrices(): Promise<CreditPrices> {
+    return { snapshot: await this.prices.current(), maxAgeSeconds: this.priceMaxAgeSeconds };
+  }
+
+  /**
+   * Without an amount it pays what remains, in the primary currency on its first network (in another accepted
+   * currency: what remains, converted at the current price and rounded up to that currency's decimals).
+   */
+  async simulateIntentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<IntentView> {
+    const prices = await this.creditPrices();
     return this.db.transaction(async (tx) => {
       const intent = await loadIntent(tx, tenant, intentId, true);
       if (!intent) throw notFound('payment intent');
@@ -43,15 +56,20 @@ export class DepositSimulator {
       }
       const target = intent.addresses.find((a) => a.asset === currency && (input.network === undefined || a.network === input.network));
       if (!target) throw new DomainError('invalid_request', `This intent has no ${currency} address on ${input.network}.`, 'network');
-      const amount = this.amountFor(input.amount, amountRemaining(new Decimal(intent.amount), new Decimal(intent.amount_received)), currency, target.network);
+      const remaining = amountRemaining(new Decimal(intent.amount), new Decimal(intent.amount_received));
+      const amount =
+        input.amount === undefined
+          ? this.amountFor(undefined, this.remainingIn(currency, intent.currency, remaining, prices, target.network), currency, target.network)
+          : this.amountFor(input.amount, null, currency, target.network);
 
-      const seed = `${intent.id}:${intent.deposit_count + 1}`;
-      const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount);
+      const seed = `${intent.id}:${(await countDeposits(tx, tenant, { intentId: intent.id })) + 1}`;
+      const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices);
       return { ...(credited.intent ?? intent), addresses: intent.addresses };
     });
   }
 
-  simulateAddressDeposit(tenant: Tenant, addressId: string, input: { amount: string | number }): Promise<AddressRow> {
+  async simulateAddressDeposit(tenant: Tenant, addressId: string, input: { amount: string | number }): Promise<AddressRow> {
+    const prices = await this.creditPrices();
     return this.db.transaction(async (tx) => {
       const address = await findAddress(tx, tenant, addressId, true);
       if (!address) throw notFound('address');
@@ -59,8 +77,8 @@ export class DepositSimulator {
         throw new DomainError('invalid_request', 'This address belongs to a payment intent; simulate on the intent instead.', 'id');
       }
       const amount = this.amountFor(input.amount, null, address.asset, address.network);
-      const count = await countDepositsTo(tx, tenant, address.id);
-      await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount);
+      const count = await countDeposits(tx, tenant, { addressId: address.id });
+      await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount, prices);
       return address;
     });
   }
@@ -79,7 +97,23 @@ export class DepositSimulator {
     return amount;
   }
 
-  private credit(tx: Sql, tenant: Tenant, address: { id: string; network: string }, seed: string, amount: Decimal): Promise<CreditResult> {
+  /** What remains of an intent, in `currency` (rounded up, so paying it completes the intent). */
+  private remainingIn(currency: string, primary: string, remaining: Decimal, prices: CreditPrices, network: string): Decimal {
+    const value = convert(remaining, primary, currency, prices.snapshot, this.clock.now(), prices.maxAgeSeconds);
+    if (value === null) {
+      throw new DomainError('price_unavailable', `No fresh price to convert what remains into ${currency}; pass an amount.`, 'amount');
+    }
+    return value.toDecimalPlaces(this.catalog.pair(currency, network)!.decimals, Decimal.ROUND_UP);
+  }
+
+  private credit(
+    tx: Sql,
+    tenant: Tenant,
+    address: { id: string; network: string },
+    seed: string,
+    amount: Decimal,
+    prices: CreditPrices,
+  ): Promise<CreditResult> {
     const format = this.catalog.addressFormat(address.network);
     return creditDeposit(
       tx,
@@ -93,6 +127,7 @@ export class DepositSimulator {
         fromAddress: simulatedSender(format, seed),
       },
       this.clock,
+      prices,
     );
   }
 }

@@ -12,7 +12,7 @@ import type { PaymentIntent } from '../../src/http/resources/payment-intent.js';
 import type { Transaction } from '../../src/http/resources/transaction.js';
 import type { ErrorEnvelopeSchema } from '../../src/http/schemas.js';
 import { isValidAddress } from '../../src/providers/chains/address-codecs.js';
-import { creditDeposit, type CreditResult } from '../../src/use-cases/deposits.js';
+import { creditDeposit, type CreditPrices, type CreditResult } from '../../src/use-cases/deposits.js';
 import type { Tenant, TestApp } from './app.js';
 import type { ManualClock } from './clock.js';
 
@@ -319,7 +319,8 @@ export interface DirectDeposit {
  * Runs the deposit-credit use case directly, as a chain watcher would, in its own transaction: the watcher
  * found the address under `organizationId` (sandbox mode unless `mode` says otherwise).
  */
-export function creditDirect(t: TestApp, organizationId: string, deposit: DirectDeposit, mode: KeyMode = 'test'): Promise<CreditResult> {
+export async function creditDirect(t: TestApp, organizationId: string, deposit: DirectDeposit, mode: KeyMode = 'test'): Promise<CreditResult> {
+  const prices = await creditPrices(t);
   return t.db.transaction((tx) =>
     creditDeposit(
       tx,
@@ -333,8 +334,14 @@ export function creditDirect(t: TestApp, organizationId: string, deposit: Direct
         fromAddress: deposit.fromAddress ?? 'sender-of-test',
       },
       t.ctx.clock,
+      prices,
     ),
   );
+}
+
+/** The prices a credit is valued with, as a deposit source reads them before its transaction. */
+export async function creditPrices(t: TestApp): Promise<CreditPrices> {
+  return { snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds };
 }
 
 const REF_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';

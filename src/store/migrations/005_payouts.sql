@@ -61,3 +61,6 @@ CREATE INDEX payouts_open_idx ON payouts (mode, estimated_delivery_at) WHERE sta
 
 -- A payout's transaction row carries the network fee it paid (in the asset); deposits have none.
 ALTER TABLE transactions ADD COLUMN fee numeric CHECK (fee >= 0);
+-- What a deposit to an intent address counted toward the intent, in the intent's currency, fixed at credit time
+-- (a deposit in another accepted asset counts at its priced value); null when it was not counted.
+ALTER TABLE transactions ADD COLUMN counted_amount numeric CHECK (counted_amount >= 0);
