@@ -10,8 +10,13 @@ declare module 'autocannon' {
   }
 
   export interface Request extends RequestParams {
-    /** Called before every request; the returned object is what gets sent. */
-    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+    /**
+     * Called before every request; the returned object is what gets sent. `context` belongs to the connection
+     * and is reset before the first request of `requests`; returning null restarts from that first request.
+     */
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams | null;
+    /** Called with every answer to this request, its body whole. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
   }
 
   export interface Options {

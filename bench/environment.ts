@@ -31,7 +31,12 @@ export async function describeEnvironment(repoRoot: string, postgresVersion: str
 function serviceRevision(repoRoot: string): string {
   // Read-only: GIT_OPTIONAL_LOCKS=0 stops `git status` from refreshing the index as a side effect.
   const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } }).trim();
+    execFileSync('git', args, {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+      stdio: ['ignore', 'pipe', 'ignore'], // outside a checkout (bench/at-commit.sh), git's complaint is noise
+    }).trim();
   try {
     const commit = git('rev-parse', '--short', 'HEAD');
     return git('status', '--porcelain', '--', 'src') === '' ? commit : `${commit} with uncommitted changes in src/`;

@@ -1,23 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { startServer, type ServerProcess } from './child.js';
 import type { Cleanup } from './cleanup.js';
 import { startCpuMeter, waitForQuietMachine, type CpuCores } from './cpu-usage.js';
-import { checkAnswers, generateLoad, toRequest } from './load.js';
+import { chainLatency, checkAnswers, generateLoad, toLoad, type ChainTally } from './load.js';
 import type { BenchOptions } from './options.js';
-import { startProfiling, type ProfileReport } from './profiling.js';
-import type { Fixture, Scenario } from './scenarios.js';
-
-const NO_FIXTURE: Fixture = { intent_id: '', intent_ids: [] };
 import { quietDatabase } from './postgres.js';
-import { createFixture, createPartnerKey } from './service.js';
+import { startProfiling, type ProfileReport } from './profiling.js';
+import type { Fixture, FixtureName, Scenario } from './scenarios.js';
+import { createPartnerKey, emptyFixture, FIXTURES, type FixtureContext } from './service.js';
 import type { Target } from './targets.js';
 
 export interface Measurement {
   /** The target's name, with a suffix when it runs twice (the baseline). */
   target: string;
   scenario: string;
-  /** Mean of autocannon's one-second samples. */
+  /** Mean of autocannon's one-second samples; for a chained scenario, chains completed per second of load. */
   requestsPerSecond: number;
   /** autocannon records whole milliseconds, so percentiles of sub-millisecond answers read 0 or 1. */
   latencyMs: { average: number; p50: number; p99: number };
@@ -26,7 +25,25 @@ export interface Measurement {
   /** Connection errors, timeouts included. */
   errors: number;
   cpuCores: CpuCores;
+  /**
+   * Chained scenarios only (`then` in scenarios.ts): requestsPerSecond, latencyMs and the CPU per request
+   * are per chain; this holds the HTTP view.
+   */
+  chain?: {
+    completed: number;
+    httpRequestsPerSecond: number;
+    /** Answers by status code, per request of the chain. */
+    answers: { request: string; byStatus: Record<string, number> }[];
+  };
   profile?: ProfileReport;
+}
+
+/** A fixture as it was created for one target, and how long that took. */
+export interface FixtureTiming {
+  target: string;
+  fixture: FixtureName;
+  description: string;
+  seconds: number;
 }
 
 export interface TargetRun {
@@ -48,8 +65,12 @@ export interface RunContext {
   cleanup: Cleanup;
 }
 
-/** Starts the target's server, prepares a key if it is the service, measures each scenario, stops it. */
-export async function measureTarget(run: TargetRun, context: RunContext): Promise<Measurement[]> {
+/**
+ * Starts the target's server, prepares a key if it is the service, measures each scenario, stops it. Each
+ * fixture is created just before the first scenario that needs it: the scenarios before it run on a database
+ * without it, as they did before it was written.
+ */
+export async function measureTarget(run: TargetRun, context: RunContext): Promise<{ measurements: Measurement[]; fixtures: FixtureTiming[] }> {
   const adminToken = `adm_bench_${randomBytes(16).toString('hex')}`;
   const server = await startServer({
     entry: run.target.entry,
@@ -61,17 +82,26 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
   const stop = context.cleanup.add(server.stop);
   try {
     const partnerKey = run.target.database === 'none' ? null : await createPartnerKey(server.baseUrl, adminToken);
-    const headers: Record<string, string> = partnerKey ? { authorization: `Bearer ${partnerKey}` } : {};
-    const fixture: Fixture =
-      partnerKey && run.target.scenarios.some((s) => s.path.includes('{')) ? await createFixture(server.baseUrl, partnerKey) : NO_FIXTURE;
+    const fixture: Fixture = emptyFixture();
+    const fixtureContext: FixtureContext | null = partnerKey ? { baseUrl: server.baseUrl, adminToken, partnerKey, fixture } : null;
+    const fixtures: FixtureTiming[] = [];
     const measurements: Measurement[] = [];
     for (const template of run.target.scenarios) {
+      for (const name of template.needs ?? []) {
+        if (!fixtureContext || fixtures.some((f) => f.fixture === name)) continue;
+        const timing = await createFixture(run.label, name, fixtureContext);
+        process.stderr.write(`  ${run.label} | fixture ${name} (${timing.description}): ${timing.seconds} s\n`);
+        fixtures.push(timing);
+      }
+      const key = template.organization === 'profiles' ? fixture.profiles_key : partnerKey;
+      const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
       const scenario = { ...template, path: template.path.replace('{intent_id}', fixture.intent_id) };
       const measurement = await measureScenario(run, scenario, server, headers, fixture, context);
-      process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} req/s\n`);
+      const unit = measurement.chain ? 'pairs/s' : 'req/s';
+      process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} ${unit}\n`);
       measurements.push(measurement);
     }
-    return measurements;
+    return { measurements, fixtures };
   } finally {
     await stop();
   }
@@ -85,15 +115,15 @@ async function measureScenario(
   fixture: Fixture,
   { options, profileDir }: RunContext,
 ): Promise<Measurement> {
-  const request = toRequest(scenario, headers, fixture);
-  await checkAnswers(server.baseUrl, request);
+  await checkAnswers(server.baseUrl, toLoad(scenario, headers, fixture));
   if (run.postgres) await quietDatabase(run.postgres);
   if (options.settle > 0) {
     const { seconds, quiet } = await waitForQuietMachine(options.settle);
     if (!quiet) process.stderr.write(`  (the machine is still busy after ${seconds} s: measuring anyway, see CPU other)\n`);
     else if (seconds > 1) process.stderr.write(`  (waited ${seconds} s for other work on the machine to stop)\n`);
   }
-  if (options.warmup > 0) await generateLoad(server.baseUrl, request, options.connections, options.warmup);
+  if (options.warmup > 0) await generateLoad(server.baseUrl, toLoad(scenario, headers, fixture), options.connections, options.warmup);
+  const load = toLoad(scenario, headers, fixture);
 
   const endProfile = profileDir
     ? await startProfiling({
@@ -103,20 +133,42 @@ async function measureScenario(
       })
     : null;
   const stopCpuMeter = startCpuMeter(server.pid);
-  const result = await generateLoad(server.baseUrl, request, options.connections, options.duration);
+  const result = await generateLoad(server.baseUrl, load, options.connections, options.duration);
   const cpuCores = stopCpuMeter();
-  const profile = endProfile ? await endProfile(result.requests.total) : undefined;
+  const { chains } = load;
+  const profile = endProfile ? await endProfile(chains ? chains.completed : result.requests.total) : undefined;
 
   return {
     target: run.label,
     scenario: scenario.name,
-    requestsPerSecond: result.requests.average,
-    latencyMs: { average: result.latency.average, p50: result.latency.p50, p99: result.latency.p99 },
+    ...(chains
+      ? { requestsPerSecond: chains.completed / result.duration, latencyMs: chainLatency(chains.latenciesMs) }
+      : {
+          requestsPerSecond: result.requests.average,
+          latencyMs: { average: result.latency.average, p50: result.latency.p50, p99: result.latency.p99 },
+        }),
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
     cpuCores,
+    ...(chains ? { chain: chainSummary(scenario, chains, result.requests.average) } : {}),
     ...(profile ? { profile } : {}),
+  };
+}
+
+async function createFixture(target: string, name: FixtureName, context: FixtureContext): Promise<FixtureTiming> {
+  const { description, create } = FIXTURES[name];
+  const started = performance.now();
+  await create(context);
+  return { target, fixture: name, description, seconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+function chainSummary(scenario: Scenario, chains: ChainTally, httpRequestsPerSecond: number): NonNullable<Measurement['chain']> {
+  const names = [`${scenario.method} ${scenario.path}`, scenario.then!.name];
+  return {
+    completed: chains.completed,
+    httpRequestsPerSecond,
+    answers: chains.answers.map((byStatus, i) => ({ request: names[i]!, byStatus })),
   };
 }
 

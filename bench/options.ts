@@ -28,6 +28,8 @@ export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -
   --profile            CPU profile, SQL per request and PostgreSQL session states (BENCH_PROFILE=1);
                        slows the server down, so its req/s are not comparable to a plain run
   --postgres-url <url> maintenance connection (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+
+An earlier commit's own benchmark, to compare by scenario name: bench/at-commit.sh <commit> [options]
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames: readonly string[]): BenchOptions | 'help' {

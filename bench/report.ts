@@ -1,5 +1,5 @@
 import type { Share } from './cpu-profile.js';
-import type { Measurement } from './measure.js';
+import type { FixtureTiming, Measurement } from './measure.js';
 
 /** The baseline: the mean req/s of the bare runs (one before the service targets, one after). */
 export function baselineRequestsPerSecond(measurements: readonly Measurement[]): number {
@@ -42,6 +42,25 @@ export function renderTable(measurements: readonly Measurement[], baseline: numb
     ...[m.cpuCores.server, m.cpuCores.postgres, m.cpuCores.loadGenerator, m.cpuCores.other].map((c) => c.toFixed(2)),
   ]);
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+/** The answers to each request of the chained scenarios, by status code. */
+export function renderChains(measurements: readonly Measurement[]): string {
+  const lines = ['Chained scenarios, answers by status code:'];
+  for (const m of measurements) {
+    if (!m.chain) continue;
+    const answers = m.chain.answers.map(({ request, byStatus }) => {
+      const counts = Object.entries(byStatus).map(([status, n]) => `${status} × ${n}`);
+      return `${request}: ${counts.join(', ') || 'none'}`;
+    });
+    lines.push(`- ${m.target}: ${m.chain.completed} pairs, ${Math.round(m.chain.httpRequestsPerSecond)} HTTP req/s; ${answers.join('; ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** The fixtures each target created before its scenarios, and how long each took (setup, not measured load). */
+export function renderFixtures(fixtures: readonly FixtureTiming[]): string {
+  return ['Fixtures:', ...fixtures.map((f) => `- ${f.target}, ${f.fixture}: ${f.description}; created in ${f.seconds} s`)].join('\n');
 }
 
 /** What each --profile measurement found, as plain text. */

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cleanup } from './cleanup.js';
 import { describeEnvironment } from './environment.js';
-import { measureTarget, type Measurement, type RunContext, type TargetRun } from './measure.js';
+import { measureTarget, type FixtureTiming, type Measurement, type RunContext, type TargetRun } from './measure.js';
 import { parseOptions, usage } from './options.js';
 import { createBenchDatabase, type BenchDatabase } from './postgres.js';
-import { baselineRequestsPerSecond, renderProfiles, renderTable } from './report.js';
+import { baselineRequestsPerSecond, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
 import { BARE, SERVICE_TARGETS, type Target } from './targets.js';
 
 /**
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   const context: RunContext = { repoRoot, workDir, profileDir, options, cleanup };
   const startedAt = new Date();
   const measurements: Measurement[] = [];
+  const fixtures: FixtureTiming[] = [];
   let database: BenchDatabase | null = null;
   try {
     if (selected.some((t) => t.database === 'postgres')) {
@@ -49,7 +50,9 @@ async function main(): Promise<void> {
     runs.push(run('bare, after', BARE, database, options.postgresUrl, workDir));
     for (const targetRun of runs) {
       process.stderr.write(`${targetRun.label}: ${targetRun.target.description}\n`);
-      measurements.push(...(await measureTarget(targetRun, context)));
+      const measured = await measureTarget(targetRun, context);
+      measurements.push(...measured.measurements);
+      fixtures.push(...measured.fixtures);
     }
   } catch (error) {
     // rmdir removes the directory only when empty: child logs, if any, are kept for the post-mortem.
@@ -68,6 +71,7 @@ async function main(): Promise<void> {
     options: { ...options, postgresUrl: undefined }, // the URL may carry a password
     targets: Object.fromEntries([BARE, ...selected].map((t) => [t.name, t.description])),
     baselineRequestsPerSecond: Math.round(baseline),
+    fixtures,
     measurements,
   };
   // A profiled run is slower throughout: its results stay with its profiles, not in place of the plain figures.
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
   await fs.writeFile(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
 
   const { machine, versions } = report;
+  const chained = measurements.some((m) => m.chain);
   process.stdout.write(
     [
       '',
@@ -84,9 +89,12 @@ async function main(): Promise<void> {
       `service at ${report.service}`,
       `${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s of warm-up`,
       'CPU in cores (1.00 = one core busy throughout); µs CPU/req = CPU time per request served',
+      ...(chained ? ['Chained scenarios (two requests joined by "+") count pairs: req/s, latency and µs CPU/req are per pair'] : []),
       '',
       renderTable(measurements, baseline),
       '',
+      ...(chained ? [renderChains(measurements), ''] : []),
+      ...(fixtures.length > 0 ? [renderFixtures(fixtures), ''] : []),
       options.profile ? `${renderProfiles(measurements)}\n` : '',
       `Results written to ${resultsFile}`,
       '',

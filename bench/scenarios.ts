@@ -14,13 +14,41 @@ export interface Scenario {
   body?: string;
   headers?: Record<string, string>;
   perRequest?: (request: RequestParams, fixture: Fixture) => RequestParams;
+  /** Fixtures the scenario reads; each is created once per target, just before the first scenario needing it. */
+  needs?: readonly FixtureName[];
+  /** Whose key the requests carry: the target's organization (default), or the one with 1,000 profiles. */
+  organization?: 'main' | 'profiles';
+  /**
+   * A second request, sent on the same connection once the first has answered 2xx, its body built from that
+   * answer. The scenario is then measured in chains: req/s is chains completed (the second request answered
+   * 2xx) per second, latency runs from sending the first request to the second's answer, and CPU per request
+   * is per chain. `non-2xx` counts the answers to both.
+   */
+  then?: FollowUp;
 }
 
-/** Per-target data the scenarios read: `intent_id` (one intent), `intent_ids` (many, to spread load). */
+export interface FollowUp {
+  /** The request as the report names it. */
+  name: string;
+  method: 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  /** The body, from the parsed JSON answer to the first request. */
+  body: (answer: unknown) => string;
+  perRequest?: (request: RequestParams, fixture: Fixture) => RequestParams;
+}
+
+/**
+ * Per-target data the scenarios read: `intent_id` (one intent), `intent_ids` (many, to spread load),
+ * `profiles_key` (the key of a second organization whose 1,000 end users hold balances).
+ */
 export interface Fixture {
   intent_id: string;
   intent_ids: string[];
+  profiles_key: string;
 }
+
+/** What `bench/service.ts` can set up per target, before the first scenario that needs it. */
+export type FixtureName = 'intents' | 'treasury' | 'profiles';
 
 export const BARE_SCENARIOS: readonly Scenario[] = [{ name: 'GET / (hello world)', method: 'GET', path: '/' }];
 
@@ -51,13 +79,14 @@ export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
     body: JSON.stringify({ amount: '100.00', currencies: ['USDC', 'USDT', 'ETH'], metadata: { order: 'bench' } }),
     perRequest: freshIdempotencyKey,
   },
-  { name: 'GET /connect/v1/payment-intents/{id}', method: 'GET', path: '/connect/v1/payment-intents/{intent_id}' },
-  { name: 'GET /connect/v1/events', method: 'GET', path: '/connect/v1/events' },
+  { name: 'GET /connect/v1/payment-intents/{id}', method: 'GET', path: '/connect/v1/payment-intents/{intent_id}', needs: ['intents'] },
+  { name: 'GET /connect/v1/events', method: 'GET', path: '/connect/v1/events', needs: ['intents'] },
   {
     name: 'POST /connect/v1/test/payment-intents/{id}/simulate-deposit (0.01, across 64 intents)',
     method: 'POST',
     path: '/connect/v1/test/payment-intents/{intent_id}/simulate-deposit',
     body: JSON.stringify({ amount: '0.01' }),
+    needs: ['intents'],
     perRequest: (request, fixture) => ({
       ...request,
       path: `/connect/v1/test/payment-intents/${fixture.intent_ids[Math.floor(Math.random() * fixture.intent_ids.length)]}/simulate-deposit`,
@@ -69,5 +98,39 @@ export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
     method: 'POST',
     path: '/connect/v1/test/payment-intents/{intent_id}/simulate-deposit',
     body: JSON.stringify({ amount: '0.01' }),
+    needs: ['intents'],
+  },
+];
+
+/** A valid Solana address (the wrapped-SOL mint), so USDC pays out on Solana, its cheapest network. */
+const PAYOUT_DESTINATION = 'So11111111111111111111111111111111111111112';
+
+/**
+ * Money out (issue 8). Both run after the money-in scenarios and the quote + execute pairs run last: every
+ * sandbox payout they create is then moved along by the service's own progress sweep (every 2 s: to
+ * processing, and to completed 20 s after creation), which would otherwise run on into the next scenario.
+ */
+export const MONEY_OUT_SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'GET /connect/v1/balances (tenant-wide, 1,000 profiles holding 3 assets each)',
+    method: 'GET',
+    path: '/connect/v1/balances',
+    needs: ['profiles'],
+    organization: 'profiles',
+  },
+  {
+    name: 'POST /connect/v1/payouts/quote + POST /connect/v1/payouts (0.01 USDC from the treasury; req/s = pairs/s, latency per pair)',
+    method: 'POST',
+    path: '/connect/v1/payouts/quote',
+    body: JSON.stringify({ asset: 'USDC', amount: '0.01', destination: PAYOUT_DESTINATION }),
+    perRequest: freshIdempotencyKey,
+    needs: ['treasury'],
+    then: {
+      name: 'POST /connect/v1/payouts',
+      method: 'POST',
+      path: '/connect/v1/payouts',
+      body: (answer) => JSON.stringify({ quote_id: (answer as { quote_id: string }).quote_id }),
+      perRequest: freshIdempotencyKey,
+    },
   },
 ];

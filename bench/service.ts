@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Fixture } from './scenarios.js';
+import type { Fixture, FixtureName } from './scenarios.js';
 
 /** Creates, through the operator API, an active organization and a test key whose rate limit never binds. */
-export async function createPartnerKey(baseUrl: string, adminToken: string): Promise<string> {
+export async function createPartnerKey(baseUrl: string, adminToken: string, name = 'Benchmark'): Promise<string> {
   const organization = await post<{ id: string }>(`${baseUrl}/admin/v1/organizations`, adminToken, {
-    name: 'Benchmark',
+    name,
     status: 'active',
   });
   // 100000 rps is the highest limit the API accepts; the load generator stays far below it.
@@ -15,11 +15,46 @@ export async function createPartnerKey(baseUrl: string, adminToken: string): Pro
   return key.key;
 }
 
+export interface FixtureContext {
+  baseUrl: string;
+  adminToken: string;
+  /** The key of the target's organization, which the scenarios use unless they say otherwise. */
+  partnerKey: string;
+  /** Filled in as fixtures are created. */
+  fixture: Fixture;
+}
+
+export interface FixtureSpec {
+  /** What it holds, for the report. */
+  description: string;
+  create(context: FixtureContext): Promise<void>;
+}
+
+export const emptyFixture = (): Fixture => ({ intent_id: '', intent_ids: [], profiles_key: '' });
+
+/** Fixtures by name; the sizes here are what the report's descriptions say. */
+export const FIXTURES: Record<FixtureName, FixtureSpec> = {
+  intents: {
+    description: '64 intents of 100,000,000 USDC, the first with 60 deposits of 0.01',
+    create: createIntents,
+  },
+  treasury: {
+    description: 'the organization treasury funded with 500,000,000 USDC on Solana (one standalone address, one deposit)',
+    create: fundTreasury,
+  },
+  profiles: {
+    description:
+      'a second organization with 1,000 profiles, each holding USDC/solana, USDT/tron and ETH/base ' +
+      '(3,000 addresses, 3,000 deposits, 16 requests in flight)',
+    create: createProfiles,
+  },
+};
+
 /**
  * What the money-in scenarios read: one intent, with a few deposits so that GET /events has rows. Its amount
  * is far above what a run can deposit at 0.01 a time, so it stays pending.
  */
-export async function createFixture(baseUrl: string, partnerKey: string): Promise<Fixture> {
+async function createIntents({ baseUrl, partnerKey, fixture }: FixtureContext): Promise<void> {
   const intentIds: string[] = [];
   for (let i = 0; i < 64; i++) {
     const intent = await post<{ id: string }>(
@@ -33,7 +68,69 @@ export async function createFixture(baseUrl: string, partnerKey: string): Promis
   for (let i = 0; i < 60; i++) {
     await post(`${baseUrl}/connect/v1/test/payment-intents/${intentIds[0]}/simulate-deposit`, partnerKey, { amount: '0.01' });
   }
-  return { intent_id: intentIds[0]!, intent_ids: intentIds };
+  fixture.intent_id = intentIds[0]!;
+  fixture.intent_ids = intentIds;
+}
+
+/**
+ * What the payout pairs spend: at 0.01 USDC plus a 0.003 USD fee a pair, 500,000,000 USDC outlasts any run by
+ * far (the most one deposit may be is 1,000,000,000).
+ */
+async function fundTreasury({ baseUrl, partnerKey }: FixtureContext): Promise<void> {
+  const address = await createAddress(baseUrl, partnerKey, { asset: 'USDC', network: 'solana' });
+  await post(`${baseUrl}/connect/v1/test/addresses/${address.id}/simulate-deposit`, partnerKey, { amount: '500000000' });
+}
+
+const PROFILES = 1_000;
+const HOLDINGS = [
+  { asset: 'USDC', network: 'solana', amount: '125.5' },
+  { asset: 'USDT', network: 'tron', amount: '80.25' },
+  { asset: 'ETH', network: 'base', amount: '0.05' },
+] as const;
+const IN_FLIGHT = 16;
+
+/**
+ * What the tenant-wide balances scenario reads, in an organization of its own (so the other scenarios' data
+ * does not change its answer): 1,000 end users, each with one address per holding and one deposit to each.
+ */
+async function createProfiles({ baseUrl, adminToken, fixture }: FixtureContext): Promise<void> {
+  const key = await createPartnerKey(baseUrl, adminToken, 'Benchmark (1,000 profiles)');
+  const tasks: (() => Promise<void>)[] = [];
+  for (let user = 0; user < PROFILES; user++) {
+    const externalRef = `bench-user-${String(user).padStart(4, '0')}`;
+    for (const { asset, network, amount } of HOLDINGS) {
+      tasks.push(async () => {
+        const address = await createAddress(baseUrl, key, { asset, network, external_ref: externalRef });
+        await post(`${baseUrl}/connect/v1/test/addresses/${address.id}/simulate-deposit`, key, { amount });
+      });
+    }
+  }
+  await inParallel(tasks, IN_FLIGHT);
+
+  // The scenario is worth little if the fixture is not what its name says.
+  const balance = await get<{ profiles_count: number; balances: { asset: string; network: string; amount: string }[] }>(
+    `${baseUrl}/connect/v1/balances`,
+    key,
+  );
+  const expected = HOLDINGS.map((h) => `${h.asset}/${h.network}`).sort();
+  const held = balance.balances.map((b) => `${b.asset}/${b.network}`).sort();
+  if (balance.profiles_count !== PROFILES || held.join() !== expected.join()) {
+    throw new Error(`the profiles fixture holds ${balance.profiles_count} profiles and ${held.join(', ')}`);
+  }
+  fixture.profiles_key = key;
+}
+
+function createAddress(baseUrl: string, key: string, body: Record<string, string>): Promise<{ id: string }> {
+  return post<{ id: string }>(`${baseUrl}/connect/v1/addresses`, key, body, { 'idempotency-key': randomUUID() });
+}
+
+/** Runs the tasks with at most `limit` of them at once; the first failure fails the lot. */
+async function inParallel(tasks: readonly (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
 async function post<T>(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
@@ -44,5 +141,12 @@ async function post<T>(url: string, token: string, body: unknown, headers: Recor
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+async function get<T>(url: string, token: string): Promise<T> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text) as T;
 }

@@ -1,4 +1,4 @@
-import { BARE_SCENARIOS, HEALTH, MONEY_IN_SCENARIOS, SERVICE_SCENARIOS, type Scenario } from './scenarios.js';
+import { BARE_SCENARIOS, HEALTH, MONEY_IN_SCENARIOS, MONEY_OUT_SCENARIOS, SERVICE_SCENARIOS, type Scenario } from './scenarios.js';
 
 export interface Target {
   name: string;
@@ -30,7 +30,7 @@ export const SERVICE_TARGETS: readonly Target[] = [
     entry: 'src/main.ts',
     database: 'postgres',
     env: { LOG_LEVEL: 'warn' },
-    scenarios: [...SERVICE_SCENARIOS, ...MONEY_IN_SCENARIOS],
+    scenarios: [...SERVICE_SCENARIOS, ...MONEY_IN_SCENARIOS, ...MONEY_OUT_SCENARIOS],
   },
   {
     name: 'postgres-info',
@@ -54,6 +54,6 @@ export const SERVICE_TARGETS: readonly Target[] = [
     entry: 'src/main.ts',
     database: 'pglite',
     env: { LOG_LEVEL: 'warn' },
-    scenarios: [...SERVICE_SCENARIOS, ...MONEY_IN_SCENARIOS],
+    scenarios: [...SERVICE_SCENARIOS, ...MONEY_IN_SCENARIOS, ...MONEY_OUT_SCENARIOS],
   },
 ];
