@@ -30,13 +30,18 @@ const SOLANA_DESTINATION = 'So11111111111111111111111111111111111111112';
 const EVM_DESTINATION = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const TRON_DESTINATION = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
-/** Live payouts go to this stand-in provider, which records what it was asked to send. */
+/** Live payouts go to this stand-in provider, which records what it was asked to send; it can be made to hang. */
 const sent: string[] = [];
+let hangNextSend = false;
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
   payoutsEnabled: true,
   async sendPayout(request) {
     sent.push(request.payoutId);
+    if (hangNextSend) {
+      hangNextSend = false;
+      return new Promise(() => {});
+    }
     return { txHash: `0xlive${request.payoutId.replaceAll('-', '')}` };
   },
 };
@@ -341,6 +346,18 @@ describe('live payouts', () => {
     await expect.poll(async () => json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`)).status).toBe('processing');
     expect(sent.filter((id) => id === p.id)).toHaveLength(1);
     expect(json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`)).tx_hash).toBe(`0xlive${p.id.replaceAll('-', '')}`);
+  });
+
+  it('a live payout whose custody call never answered is sent again by the resume sweep after a grace period', async () => {
+    const { key } = await liveFunded('100');
+    hangNextSend = true;
+    const p = await payout(key, (await quote(key, { amount: '10' })).quote_id);
+    await expect.poll(() => sent.includes(p.id)).toBe(true);
+    expect(await t.ctx.payouts.resumeLive()).toBe(0);
+    clock.advance(60_000);
+    expect(await t.ctx.payouts.resumeLive()).toBeGreaterThanOrEqual(1);
+    expect(sent.filter((id) => id === p.id)).toHaveLength(2);
+    expect(json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`))).toMatchObject({ status: 'processing', tx_hash: `0xlive${p.id.replaceAll('-', '')}` });
   });
 
   it('the sandbox simulator is not there for live keys', async () => {

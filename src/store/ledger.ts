@@ -243,21 +243,29 @@ export interface Holding {
   reserved: string;
 }
 
+const HOLDINGS = `SELECT asset, network,
+    coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
+    coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
+  FROM ledger_accounts
+  WHERE organization_id = $1 AND mode = $2 AND kind IN ('available', 'reserved')`;
+const HOLDINGS_END = 'GROUP BY asset, network HAVING sum(balance) > 0 ORDER BY asset, network';
+
+/** What one owner holds, per asset and network, summed over shards; lines where nothing is held are left out. */
+export function holdingsOf(sql: Sql, tenant: Tenant, profileId: string | null): Promise<Holding[]> {
+  return sql.query<Holding>(`${HOLDINGS} AND profile_id IS NOT DISTINCT FROM $3 ${HOLDINGS_END}`, [tenant.organizationId, tenant.mode, profileId]);
+}
+
 /**
- * What owners hold, per asset and network, summed in SQL over shards (and, with `profileId` undefined, over the
- * organization and every profile of the tenant). Lines where nothing is held are left out.
+ * What the whole tenant holds (the organization and every profile), summed in SQL, with the number of its
+ * profiles, in one statement.
  */
-export async function holdings(sql: Sql, tenant: Tenant, profileId: string | null | undefined): Promise<Holding[]> {
-  return sql.query<Holding>(
-    `SELECT asset, network,
-            coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
-            coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
-     FROM ledger_accounts
-     WHERE organization_id = $1 AND mode = $2 AND kind IN ('available', 'reserved')
-       AND ($3::boolean OR profile_id IS NOT DISTINCT FROM $4::uuid)
-     GROUP BY asset, network
-     HAVING sum(balance) > 0
-     ORDER BY asset, network`,
-    [tenant.organizationId, tenant.mode, profileId === undefined, profileId ?? null],
+export async function tenantHoldings(sql: Sql, tenant: Tenant): Promise<{ holdings: Holding[]; profilesCount: number }> {
+  const rows = await sql.query<Holding & { profiles_count: number }>(
+    `WITH held AS (${HOLDINGS} ${HOLDINGS_END})
+     SELECT held.*, (SELECT count(*)::int FROM profiles WHERE organization_id = $1 AND mode = $2) AS profiles_count
+     FROM (SELECT 1) AS one LEFT JOIN held ON true`,
+    [tenant.organizationId, tenant.mode],
   );
+  const profilesCount = rows[0]!.profiles_count;
+  return { holdings: rows.filter((row) => row.asset !== null).map(({ profiles_count: _count, ...holding }) => holding), profilesCount };
 }

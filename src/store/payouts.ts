@@ -182,3 +182,14 @@ export function claimOpenSandboxPayouts(tx: Sql, now: Date, limit: number): Prom
     [now, limit],
   );
 }
+
+/**
+ * Live payouts still pending `graceSeconds` after creation: their reservation committed but the custody call
+ * never recorded an outcome (a crash in between, or a lost answer). Every tenant's; the sweep sends them again.
+ */
+export function stalePendingLivePayouts(sql: Sql, before: Date, limit: number): Promise<PayoutRow[]> {
+  return sql.query<PayoutRow>(
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE mode = 'live' AND status = 'pending' AND created_at <= $1 ORDER BY created_at LIMIT $2`,
+    [before, limit],
+  );
+}

@@ -35,11 +35,3 @@ export async function profileFilter(sql: Sql, tenant: Tenant, externalRef: strin
   if (externalRef === undefined) return undefined;
   return findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
 }
-
-export async function countProfiles(sql: Sql, tenant: Tenant): Promise<number> {
-  const [row] = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM profiles WHERE organization_id = $1 AND mode = $2', [
-    tenant.organizationId,
-    tenant.mode,
-  ]);
-  return row!.count;
-}

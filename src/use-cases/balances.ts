@@ -4,8 +4,8 @@ import { Decimal } from '../domain/money.js';
 import { valueHoldings } from '../domain/valuation.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Sql } from '../store/database.js';
-import { holdings } from '../store/ledger.js';
-import { countProfiles, findProfileId } from '../store/profiles.js';
+import { holdingsOf, tenantHoldings } from '../store/ledger.js';
+import { findProfileId } from '../store/profiles.js';
 import type { Tenant } from '../store/tenancy.js';
 
 export interface BalanceLine {
@@ -37,12 +37,12 @@ export class Balances {
   /** One end user's balances; an external_ref never used holds nothing (an empty list, not an error). */
   async ofUser(sql: Sql, tenant: Tenant, externalRef: string): Promise<BalanceView> {
     const profileId = await findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
-    return this.valued(profileId === null ? [] : await holdings(sql, tenant, profileId));
+    return this.valued(profileId === null ? [] : await holdingsOf(sql, tenant, profileId));
   }
 
   async ofTenant(sql: Sql, tenant: Tenant): Promise<BalanceView & { profilesCount: number }> {
-    const [held, profilesCount] = await Promise.all([holdings(sql, tenant, undefined), countProfiles(sql, tenant)]);
-    return { ...(await this.valued(held)), profilesCount };
+    const { holdings, profilesCount } = await tenantHoldings(sql, tenant);
+    return { ...(await this.valued(holdings)), profilesCount };
   }
 
   private async valued(held: { asset: string; network: string; available: string; reserved: string }[]): Promise<BalanceView> {

@@ -55,6 +55,9 @@ export interface QuoteView {
   insufficientFunds: { needed: Decimal; networkWithLowestTopUpFee: string } | null;
 }
 
+/** How long a live payout may stay pending, waiting for its first custody call, before a sweep sends it again. */
+const LIVE_RESUME_GRACE_SECONDS = 60;
+
 /** What to do once the payout's transaction has committed (a live payout goes to the custody provider). */
 export type AfterCommit = (() => Promise<void>) | null;
 
@@ -365,6 +368,17 @@ export class Payouts {
       }
       return due.length;
     });
+  }
+
+  /**
+   * Sends again the live payouts whose custody call never recorded an outcome (the process stopped between
+   * commit and call, or the answer was lost). The provider treats the payout id as its idempotency key, so a
+   * payout it did send is not sent twice; the outcome is recorded as after a first call.
+   */
+  async resumeLive(graceSeconds = LIVE_RESUME_GRACE_SECONDS, batchSize = 100): Promise<number> {
+    const stale = await store.stalePendingLivePayouts(this.db, new Date(this.clock.now().getTime() - graceSeconds * 1000), batchSize);
+    for (const payout of stale) await this.submit(tenantOf({ organizationId: payout.organization_id, mode: payout.mode }), payout.id);
+    return stale.length;
   }
 
   // Reads -------------------------------------------------------------------------------------------------
