@@ -157,6 +157,15 @@ export async function recordCredit(
   return row!;
 }
 
+/** A deposit that could not be counted toward the intent (no fresh price) still counts as a deposit to it. */
+export async function countUncountedDeposit(tx: Sql, tenant: Tenant, id: string): Promise<void> {
+  await tx.query('UPDATE payment_intents SET deposit_count = deposit_count + 1 WHERE id = $1 AND organization_id = $2 AND mode = $3', [
+    id,
+    tenant.organizationId,
+    tenant.mode,
+  ]);
+}
+
 export async function markExpired(tx: Sql, tenant: Tenant, id: string): Promise<IntentRow> {
   const [row] = await tx.query<IntentRow>(
     `UPDATE payment_intents SET status = 'expired'

@@ -114,12 +114,11 @@ export async function findDepositByIdentity(
   return row ?? null;
 }
 
-/** How many deposits one address, or one intent, of the tenant has received (the simulator numbers its fake hashes by it). */
-export async function countDeposits(sql: Sql, tenant: Tenant, to: { addressId: string } | { intentId: string }): Promise<number> {
-  const [column, id] = 'addressId' in to ? ['address_id', to.addressId] : ['payment_intent_id', to.intentId];
+/** How many deposits one standalone address of the tenant has received (the simulator numbers its fake hashes by it). */
+export async function countDepositsTo(sql: Sql, tenant: Tenant, addressId: string): Promise<number> {
   const [row] = await sql.query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND ${column} = $1 AND organization_id = $2 AND mode = $3`,
-    [id, tenant.organizationId, tenant.mode],
+    "SELECT count(*)::int AS count FROM transactions WHERE type = 'deposit' AND address_id = $1 AND organization_id = $2 AND mode = $3",
+    [addressId, tenant.organizationId, tenant.mode],
   );
   return row!.count;
 }

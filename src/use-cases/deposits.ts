@@ -8,7 +8,7 @@ import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import { creditFromWorld } from '../store/ledger.js';
 import { findDepositByIdentity, insertDeposit, type TransactionRow } from '../store/transactions.js';
-import { findIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
+import { countUncountedDeposit, findIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
 import type { Tenant } from '../store/tenancy.js';
 import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
@@ -151,6 +151,7 @@ async function creditIntent(
     address_sender: transaction.from_address!,
     tx_hash: transaction.tx_hash!,
   };
+  if (counted === null) await countUncountedDeposit(tx, tenant, intent.id);
   const updated =
     counted === null
       ? intent

@@ -8,7 +8,7 @@ import { amountRemaining } from '../domain/payment-intents.js';
 import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
-import { countDeposits } from '../store/transactions.js';
+import { countDepositsTo } from '../store/transactions.js';
 import type { Tenant } from '../store/tenancy.js';
 import { creditDeposit, type CreditPrices, type CreditResult } from './deposits.js';
 import { loadIntent, type IntentView } from './payment-intents.js';
@@ -62,7 +62,7 @@ export class DepositSimulator {
           ? this.amountFor(undefined, this.remainingIn(currency, intent.currency, remaining, prices, target.network), currency, target.network)
           : this.amountFor(input.amount, null, currency, target.network);
 
-      const seed = `${intent.id}:${(await countDeposits(tx, tenant, { intentId: intent.id })) + 1}`;
+      const seed = `${intent.id}:${intent.deposit_count + 1}`;
       const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices);
       return { ...(credited.intent ?? intent), addresses: intent.addresses };
     });
@@ -77,7 +77,7 @@ export class DepositSimulator {
         throw new DomainError('invalid_request', 'This address belongs to a payment intent; simulate on the intent instead.', 'id');
       }
       const amount = this.amountFor(input.amount, null, address.asset, address.network);
-      const count = await countDeposits(tx, tenant, { addressId: address.id });
+      const count = await countDepositsTo(tx, tenant, address.id);
       await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount, prices);
       return address;
     });
