@@ -3,7 +3,8 @@ import type { Sql } from './database.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
-export interface QuoteRow {
+/** What a quote fixes and its payout carries over: who pays, where to, how much, on which route. */
+interface PayoutTerms {
   id: string;
   organization_id: string;
   mode: Tenant['mode'];
@@ -17,9 +18,12 @@ export interface QuoteRow {
   user_sends: string;
   fee_total_usd: string;
   estimated_seconds: number;
+  created_at: Date;
+}
+
+export interface QuoteRow extends PayoutTerms {
   used_at: Date | null;
   expires_at: Date;
-  created_at: Date;
 }
 
 const QUOTE_COLUMNS = `id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount::text AS amount,
@@ -64,29 +68,15 @@ export async function markQuoteUsed(tx: Sql, tenant: Tenant, id: string, now: Da
   await tx.query('UPDATE payout_quotes SET used_at = $4 WHERE id = $1 AND organization_id = $2 AND mode = $3', [id, tenant.organizationId, tenant.mode, now]);
 }
 
-export interface PayoutRow {
-  id: string;
-  organization_id: string;
-  mode: Tenant['mode'];
+export interface PayoutRow extends PayoutTerms {
   quote_id: string;
-  profile_id: string | null;
-  external_ref: string | null;
   status: PayoutStatus;
-  destination: string;
-  asset: string;
-  network: string;
-  amount: string;
-  fee: string;
-  user_sends: string;
-  fee_total_usd: string;
-  estimated_seconds: number;
   estimated_delivery_at: Date;
   transaction_id: string;
   tx_hash: string | null;
   failure_reason: string | null;
   completed_at: Date | null;
   failed_at: Date | null;
-  created_at: Date;
 }
 
 const PAYOUT_COLUMNS = `id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network,
