@@ -355,19 +355,25 @@ export class Payouts {
 
   /**
    * One sweep of the sandbox's own progress: open payouts move to processing, and those whose delivery time
-   * has come complete. Rows are claimed with SKIP LOCKED, so instances sweep side by side.
+   * has come complete. One transaction per payout, so a sweep never holds an owner's reserved funds locked
+   * for long (executions credit them); rows are claimed with SKIP LOCKED, so instances sweep side by side.
    */
-  async advanceSandbox(batchSize = 200): Promise<number> {
+  async advanceSandbox(limit = 200): Promise<number> {
     const now = this.clock.now();
-    return this.db.transaction(async (tx) => {
-      const due = await store.claimOpenSandboxPayouts(tx, now, batchSize);
-      for (const payout of due) {
+    let moved = 0;
+    while (moved < limit) {
+      const found = await this.db.transaction(async (tx) => {
+        const [payout] = await store.claimOpenSandboxPayouts(tx, now, 1);
+        if (!payout) return false;
         const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
         if (payout.estimated_delivery_at.getTime() <= now.getTime()) await this.complete(tx, tenant, payout, this.sandboxTxHash(payout));
         else await store.updatePayoutStatus(tx, tenant, payout.id, { status: 'processing' }, now);
-      }
-      return due.length;
-    });
+        return true;
+      });
+      if (!found) break;
+      moved++;
+    }
+    return moved;
   }
 
   /**
