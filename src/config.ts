@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_TIMEOUT_MS, parseRetrySchedule } from './domain/webhooks.js';
 
 /** Every setting the service reads from the environment, in one place. */
 export interface Config {
@@ -39,6 +40,20 @@ export interface Config {
   pricesMaxAgeSeconds: number;
   /** Network fee estimates per (asset, network); unset means the shipped table. */
   networkFeesFile: string | undefined;
+  /** Whether the server runs the background workers (webhook delivery, sweeps) itself; off when separate `worker` processes do. */
+  runWorkers: boolean;
+  /** Seconds before each webhook attempt: the first attempt's delay, then one per retry; past the end a delivery is dead. */
+  webhookRetrySchedule: readonly number[];
+  /** How long a receiver has to answer a delivery with a 2xx. */
+  webhookTimeoutMs: number;
+  /** How long a worker holds a delivery; one whose worker died is taken over once this lapses. Longer than the timeout. */
+  webhookLeaseSeconds: number;
+  /** Deliveries one worker process has in flight at most. */
+  webhookConcurrency: number;
+  /** Deliveries in flight to one endpoint at most, across every worker: a slow endpoint cannot take all of them. */
+  webhookEndpointConcurrency: number;
+  /** Seconds between checks for due work when no notification came (LISTEN/NOTIFY is the fast path). */
+  webhookPollSeconds: number;
 }
 
 /** The operator token guards every organization and key: long enough that guessing it is hopeless. */
@@ -91,6 +106,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `CONNECT_PRICES_CACHE_SECONDS (${pricesCacheSeconds}) must be less than CONNECT_PRICES_MAX_AGE_SECONDS (${pricesMaxAgeSeconds})`,
     );
   }
+  const webhookTimeoutMs = positiveInteger('CONNECT_WEBHOOK_TIMEOUT_MS', env.CONNECT_WEBHOOK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
+  const webhookLeaseSeconds = positiveInteger('CONNECT_WEBHOOK_LEASE_SECONDS', env.CONNECT_WEBHOOK_LEASE_SECONDS, 60);
+  // A lease that lapses while its attempt may still be running would let a second worker send the same delivery.
+  if (webhookLeaseSeconds * 1000 <= webhookTimeoutMs + 1000) {
+    throw new Error(
+      `CONNECT_WEBHOOK_LEASE_SECONDS (${webhookLeaseSeconds}) must exceed CONNECT_WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs} ms) by more than a second`,
+    );
+  }
+  const workers = env.CONNECT_WORKERS || 'on';
+  if (workers !== 'on' && workers !== 'off') throw new Error(`CONNECT_WORKERS must be "on" or "off", got "${workers}"`);
   return {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080),
@@ -113,5 +138,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pricesCacheSeconds,
     pricesMaxAgeSeconds,
     networkFeesFile: env.CONNECT_NETWORK_FEES_FILE || undefined,
+    runWorkers: workers === 'on',
+    webhookRetrySchedule: env.CONNECT_WEBHOOK_RETRY_SCHEDULE
+      ? parseRetrySchedule(env.CONNECT_WEBHOOK_RETRY_SCHEDULE)
+      : DEFAULT_RETRY_SCHEDULE,
+    webhookTimeoutMs,
+    webhookLeaseSeconds,
+    webhookConcurrency: positiveInteger('CONNECT_WEBHOOK_CONCURRENCY', env.CONNECT_WEBHOOK_CONCURRENCY, 64),
+    webhookEndpointConcurrency: positiveInteger('CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY', env.CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY, 16),
+    webhookPollSeconds: positiveInteger('CONNECT_WEBHOOK_POLL_SECONDS', env.CONNECT_WEBHOOK_POLL_SECONDS, 5),
   };
 }

@@ -23,6 +23,10 @@ import { OperatorService } from './use-cases/operator.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
 import { DepositSimulator } from './use-cases/simulator.js';
 import { Transactions } from './use-cases/transactions.js';
+import { Webhooks } from './use-cases/webhooks.js';
+import { HttpWebhookTransport } from './providers/webhooks/http-transport.js';
+import { resolveHost, type Resolve } from './providers/webhooks/destination-policy.js';
+import type { WebhookTransport } from './providers/webhooks/transport.js';
 
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
 export async function openDatabase(config: Config): Promise<Database> {
@@ -42,6 +46,9 @@ export interface ContextOptions {
   clock?: Clock;
   custodyFor?: (mode: KeyMode) => CustodyProvider;
   prices?: PriceSource;
+  /** Name resolution for webhook destinations (the live-mode address rules are checked on its answers). */
+  resolve?: Resolve;
+  webhookTransport?: WebhookTransport;
 }
 
 export async function createContext(config: Config, db: Database, options: ContextOptions = {}): Promise<AppContext> {
@@ -54,6 +61,8 @@ export async function createContext(config: Config, db: Database, options: Conte
     config.rateLimitStore === 'postgres' && 'pool' in db
       ? KeyRateLimiter.shared((db as ReturnType<typeof openPostgres>).pool)
       : KeyRateLimiter.inMemory();
+  const resolve = options.resolve ?? resolveHost;
+  const events = new EventLog();
   return {
     config,
     db,
@@ -68,8 +77,10 @@ export async function createContext(config: Config, db: Database, options: Conte
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds),
     prices,
     transactions: new Transactions(),
-    events: new EventLog(),
+    events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
     payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds),
+    webhooks: new Webhooks(db, events, resolve),
+    webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
   };
 }

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from './config.js';
 import { createContext, openDatabase } from './context.js';
 import { ADMIN_PREFIX, buildApp, PARTNER_PREFIX } from './http/app.js';
-import { purgeExpiredIdempotencyRecords } from './store/idempotency.js';
-import { expireDueIntents } from './use-cases/expiry.js';
-import { runPeriodically } from './workers/periodic.js';
+import { startBackgroundWork } from './workers/background.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -14,12 +12,7 @@ async function main(): Promise<void> {
   const app = await buildApp(ctx, { adminToken });
   const demo = await ctx.operator.bootstrapDemo();
   await app.listen({ host: config.host, port: config.port });
-  const stopWorkers = [
-    runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), app.log),
-    runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), app.log),
-    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), app.log),
-    runPeriodically('live payout resume', 30, () => ctx.payouts.resumeLive(), app.log),
-  ];
+  const stopWorkers = config.runWorkers ? await startBackgroundWork(ctx, app.log) : async () => {};
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const lines = [
@@ -48,9 +41,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
-    for (const stop of stopWorkers) stop();
     try {
       await app.close();
+      await stopWorkers();
+      await ctx.webhookTransport.close();
       await db.close();
       process.exit(0);
     } catch (err) {

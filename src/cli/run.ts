@@ -7,6 +7,8 @@ import type { Database } from '../store/database.js';
 import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
 import { organizationCommands } from './organizations.js';
+import { webhookCommands } from './webhooks.js';
+import { workerCommand } from './worker.js';
 
 export interface Output {
   write(text: string): unknown;
@@ -33,7 +35,7 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatabase = openDatabase): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, their API keys and the ledger, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -51,6 +53,8 @@ export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatab
   organizationCommands(program, run);
   keyCommands(program, run);
   ledgerCommands(program, run);
+  webhookCommands(program, run);
+  workerCommand(program, run);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

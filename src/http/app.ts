@@ -7,6 +7,7 @@ import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
+import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
 import { capabilitiesRoutes } from '../routes/capabilities.js';
 import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
@@ -27,6 +28,19 @@ import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
+/** Never logged: credentials, idempotency keys, webhook signing secrets. */
+export const LOG_REDACTIONS = [
+  'req.headers.authorization',
+  'req.headers["idempotency-key"]',
+  'key',
+  '*.key',
+  'adminToken',
+  'secret',
+  '*.secret',
+  'previous_secret',
+  '*.previous_secret',
+];
+
 export const ADMIN_PREFIX = '/admin/v1';
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 /**
@@ -52,7 +66,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         : {
             level: ctx.config.logLevel,
             // Fastify logs no headers by default; these paths stay masked should a serializer ever add them.
-            redact: ['req.headers.authorization', 'req.headers["idempotency-key"]', 'key', '*.key', 'adminToken'],
+            redact: LOG_REDACTIONS,
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: BODY_LIMIT_BYTES,
@@ -116,6 +130,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         admin.addHook('onRequest', adminAuthentication(options.adminToken, failures));
         adminOrganizationRoutes(admin, ctx);
         adminKeyRoutes(admin, ctx);
+        adminWebhookRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
     );

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
+import type { WebhookTransport } from '../providers/webhooks/transport.js';
 import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
 import type { Balances } from '../use-cases/balances.js';
@@ -13,6 +14,7 @@ import type { OperatorService } from '../use-cases/operator.js';
 import type { PaymentIntents } from '../use-cases/payment-intents.js';
 import type { DepositSimulator } from '../use-cases/simulator.js';
 import type { Transactions } from '../use-cases/transactions.js';
+import type { Webhooks } from '../use-cases/webhooks.js';
 import type { Idempotency } from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { KeyRateLimiter } from './rate-limit.js';
@@ -36,6 +38,9 @@ export interface AppContext {
   /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
   prices: PriceSource;
   payouts: Payouts;
+  webhooks: Webhooks;
+  /** How deliveries reach receivers (HTTP, with the live-mode destination rules). */
+  webhookTransport: WebhookTransport;
 }
 
 export type App = FastifyInstance<

@@ -6,6 +6,7 @@ import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
 import { Event, presentEvent } from '../http/resources/event.js';
+import { presentDelivery, WebhookDelivery } from '../http/resources/webhook-delivery.js';
 import { errorResponses, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
@@ -13,7 +14,7 @@ const tags = ['events'];
 const LIST = 'events';
 const TYPES = Object.keys(EVENT_TYPES).join(', ');
 
-export function eventRoutes(app: App, { db, cursors, events }: AppContext): void {
+export function eventRoutes(app: App, { db, cursors, events, idempotency, webhooks }: AppContext): void {
   app.get(
     '/events',
     {
@@ -64,5 +65,26 @@ export function eventRoutes(app: App, { db, cursors, events }: AppContext): void
       },
     },
     async (request) => presentEvent(await events.get(db, tenantOf(request.caller!), request.params.event_id)),
+  );
+
+  app.post(
+    '/events/:event_id/replay',
+    {
+      config: { scope: 'events:write', idempotent: true },
+      schema: {
+        summary: 'Queue a fresh webhook delivery of an event',
+        description:
+          'The delivery carries the same event id (body `event_id`, headers `X-Service-Event-Id` and `webhook-id`), so a receiver ' +
+          'that already has the event can recognise it. Answers 202 with the queued delivery. No request body.',
+        tags,
+        params: Type.Object({ event_id: PathId }),
+        response: { 202: WebhookDelivery, ...errorResponses(400, 404, 409, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request, reply) =>
+      idempotency.run(request, reply, async () => async (tx) => ({
+        status: 202,
+        body: presentDelivery(await webhooks.replay(tx, tenantOf(request.caller!), request.params.event_id)),
+      })),
   );
 }

@@ -9,5 +9,10 @@ export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` (and once after the listening connection had to be
+   * re-established, since notifications sent meanwhile are lost) until the returned function is called.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -17,10 +17,21 @@ export interface EventRow {
 
 const COLUMNS = 'id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at';
 
+/**
+ * Appends the event and, in the same statement, its outbox row: a delivery exists exactly when the
+ * organization has an enabled webhook endpoint for the event's mode when the event is written.
+ */
 export async function insertEvent(tx: Sql, event: EventRow): Promise<void> {
   await tx.query(
-    `INSERT INTO events (id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `WITH event AS (
+       INSERT INTO events (id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       RETURNING id, seq, organization_id, mode, related_to
+     )
+     INSERT INTO webhook_deliveries (id, organization_id, mode, event_id, event_seq, related_to, origin, state, next_attempt_at)
+     SELECT gen_random_uuid(), e.organization_id, e.mode, e.id, e.seq, e.related_to, 'event', 'pending', now()
+     FROM event e
+     JOIN webhook_endpoints w ON w.organization_id = e.organization_id AND w.mode = e.mode AND w.enabled`,
     [
       event.id,
       event.organization_id,

@@ -58,6 +58,10 @@ export async function openPglite(dataDir?: string): Promise<Database> {
       db.transaction((tx) =>
         work({ query: (text, params) => query(tx, text, params), exec: async (script) => void (await tx.exec(script)) }),
       ),
+    async listen(channel, onNotify) {
+      const unlisten = await db.listen(channel, () => onNotify());
+      return () => unlisten();
+    },
     async close() {
       await db.close();
       release();

@@ -21,6 +21,42 @@ async function run<Row>(client: pg.Pool | pg.PoolClient, text: string, params?: 
   return result.rows as Row[];
 }
 
+/** How long a lost listening connection waits before it reconnects. */
+const RELISTEN_DELAY_MS = 1000;
+
+/** A connection of its own (a pooled one would be handed to other work): LISTEN holds it for as long as it runs. */
+async function listenOn(options: PostgresOptions, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  // What was sent while the connection was down is lost: one wake-up after reconnecting makes up for it.
+  const reconnect = () => {
+    if (!stopped) retry = setTimeout(() => void connect().then(onNotify, reconnect), RELISTEN_DELAY_MS);
+  };
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: options.connectionString });
+    next.on('notification', () => onNotify());
+    next.on('error', () => {
+      void next.end().catch(() => {});
+      if (client === next) reconnect();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
+    client = next;
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+}
+
 export interface PostgresOptions {
   connectionString: string;
   /** Schema to put first on the search path (tests isolate themselves this way). */
@@ -58,6 +94,7 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
         client.release();
       }
     },
+    listen: (channel, onNotify) => listenOn(options, channel, onNotify),
     close: () => pool.end(),
   };
 }

@@ -1,0 +1,75 @@
+import { Option, type Command } from 'commander';
+import type { KeyMode } from '../domain/api-keys.js';
+import { DELIVERY_STATES, REPLAYABLE_STATES, type DeliveryState, type ReplayableState } from '../domain/webhooks.js';
+import { parseBound } from '../http/query.js';
+import { presentDelivery } from '../http/resources/webhook-delivery.js';
+import { BulkReplayBody, presentEndpoint, PutEndpointBody, RotateSecretBody } from '../routes/admin/webhooks.js';
+import { deliveryList } from '../use-cases/webhooks.js';
+import { checked, integer, withPageOptions, type PageOptions } from './options.js';
+import type { RunVerb } from './run.js';
+
+const MODES = ['test', 'live'] satisfies KeyMode[];
+const modeArgument = (command: Command) => command.argument('<organization_id>').argument('<mode>', 'test (sandbox) or live');
+
+function mode(value: string): KeyMode {
+  if (value !== 'test' && value !== 'live') throw new Error(`mode must be test or live, got "${value}"`);
+  return value;
+}
+
+export function webhookCommands(program: Command, run: RunVerb): void {
+  const webhook = program.command('webhook').description("Manage organizations' webhook endpoints and deliveries");
+
+  modeArgument(webhook.command('set').description('Create or replace the endpoint of a mode (the secret is printed when it is created)'))
+    .requiredOption('--url <url>', 'where deliveries go (live: https and a public address)')
+    .option('--disabled', 'keep the endpoint but send nothing (ends deliveries still waiting)')
+    .action((organizationId: string, rawMode: string, options: { url: string; disabled?: boolean }) => {
+      const body = checked(PutEndpointBody, { url: options.url, enabled: !options.disabled });
+      return run(async ({ webhooks }) => presentEndpoint(await webhooks.configure(organizationId, mode(rawMode), body)));
+    });
+
+  webhook
+    .command('list')
+    .description("Show an organization's endpoints (never their secrets)")
+    .argument('<organization_id>')
+    .action((organizationId: string) =>
+      run(async ({ webhooks }) => ({ data: (await webhooks.endpoints(organizationId)).map(presentEndpoint) })),
+    );
+
+  modeArgument(webhook.command('rotate-secret').description('Replace the signing secret; the new one is printed this once'))
+    .option('--previous-secret-valid-seconds <n>', 'how long the old secret keeps signing too (default 86400)', integer)
+    .action((organizationId: string, rawMode: string, options: { previousSecretValidSeconds?: number }) => {
+      const body = checked(RotateSecretBody, { previous_secret_valid_seconds: options.previousSecretValidSeconds });
+      return run(async ({ webhooks }) =>
+        presentEndpoint(await webhooks.rotateSecret(organizationId, mode(rawMode), body.previous_secret_valid_seconds)),
+      );
+    });
+
+  withPageOptions(
+    webhook
+      .command('deliveries')
+      .description("List an organization's deliveries, newest first")
+      .argument('<organization_id>')
+      .option('--event-id <event_id>', 'only the deliveries of this event')
+      .addOption(new Option('--status <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
+      .addOption(new Option('--mode <mode>', 'only this mode').choices(MODES)),
+  ).action((organizationId: string, options: PageOptions & { eventId?: string; status?: DeliveryState; mode?: KeyMode }) =>
+    run(async ({ webhooks, cursors }) => {
+      const list = deliveryList(organizationId);
+      const filters = { eventId: options.eventId, state: options.status, mode: options.mode };
+      return cursors.envelope(list, await webhooks.deliveries(organizationId, filters, cursors.pageRequest(list, options)), presentDelivery);
+    }),
+  );
+
+  modeArgument(webhook.command('replay').description('Queue fresh deliveries for every event of a range whose latest delivery ended in --state'))
+    .requiredOption('--from <date-time>', 'inclusive lower bound on the events created_at')
+    .requiredOption('--to <date-time>', 'inclusive upper bound (a bare date covers that whole day)')
+    .addOption(new Option('--state <state>', 'how the latest delivery ended; none = never delivered').choices(REPLAYABLE_STATES).default('dead'))
+    .action((organizationId: string, rawMode: string, options: { from: string; to: string; state: ReplayableState }) => {
+      const body = checked(BulkReplayBody, options);
+      return run(async ({ webhooks }) => {
+        const range = { from: parseBound(body.from, 'from', 'lower')!, to: parseBound(body.to, 'to', 'upper')! };
+        const queued = await webhooks.bulkReplay(organizationId, mode(rawMode), range, body.state ?? 'dead');
+        return { object: 'webhook_replay', mode: rawMode, queued };
+      });
+    });
+}

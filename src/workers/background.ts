@@ -1,0 +1,39 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../http/context.js';
+import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
+import { expireDueIntents } from '../use-cases/expiry.js';
+import { runPeriodically } from './periodic.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+
+/**
+ * Every background job: sweeps and webhook delivery. Each one is safe to run in several processes at once
+ * (rows are claimed with locks), so the server runs them itself by default and `connect-payments worker`
+ * processes can run beside it or instead of it (CONNECT_WORKERS=off on the server).
+ * Resolves to a function that stops them, letting webhook attempts in flight finish.
+ */
+export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogger): Promise<() => Promise<void>> {
+  const { config, db } = ctx;
+  const dispatcher = new WebhookDispatcher(
+    db,
+    ctx.webhookTransport,
+    {
+      concurrency: config.webhookConcurrency,
+      endpointConcurrency: config.webhookEndpointConcurrency,
+      leaseSeconds: config.webhookLeaseSeconds,
+      pollSeconds: config.webhookPollSeconds,
+      retrySchedule: config.webhookRetrySchedule,
+    },
+    log,
+  );
+  await dispatcher.start();
+  const stopSweeps = [
+    runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), log),
+    runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), log),
+    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), log),
+    runPeriodically('live payout resume', 30, () => ctx.payouts.resumeLive(), log),
+  ];
+  return async () => {
+    for (const stop of stopSweeps) stop();
+    await dispatcher.stop();
+  };
+}
