@@ -44,7 +44,8 @@ export class WebhookDispatcher {
   private stopped = false;
   private poked = false;
   private wake: (() => void) | null = null;
-  private earliestRetryAt = Infinity;
+  /** When retries this dispatcher scheduled fall due (ms since the epoch); past ones are dropped when it idles. */
+  private retryWakeups: number[] = [];
   private outcomes: AttemptRecord[] = [];
   private recording: Promise<void> | null = null;
   private loopDone: Promise<void> = Promise.resolve();
@@ -108,9 +109,10 @@ export class WebhookDispatcher {
 
   private idle(): Promise<void> {
     if (this.poked || this.stopped) return Promise.resolve();
+    // Every claim runs after the wake-ups already past, so those are served (or waiting for a slot, whose release pokes).
     const now = Date.now();
-    if (this.earliestRetryAt <= now) this.earliestRetryAt = Infinity;
-    const wait = Math.min(this.settings.pollSeconds * 1000, this.earliestRetryAt - now);
+    this.retryWakeups = this.retryWakeups.filter((at) => at > now);
+    const wait = Math.min(this.settings.pollSeconds * 1000, ...this.retryWakeups.map((at) => at - now));
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.poke(), wait);
       timer.unref();
@@ -173,7 +175,6 @@ export class WebhookDispatcher {
       return { ...base, state: 'dead', httpStatus, error: verdict === 'gone' ? `${error} (410: no more attempts)` : error, retryInSeconds: null };
     }
     this.log.info({ ...context, retry_in_seconds: Math.round(retryIn) }, 'webhook attempt failed; will retry');
-    this.earliestRetryAt = Math.min(this.earliestRetryAt, Date.now() + retryIn * 1000);
     return { ...base, state: 'failed', httpStatus, error, retryInSeconds: retryIn };
   }
 
@@ -187,6 +188,15 @@ export class WebhookDispatcher {
     while (this.outcomes.length > 0) {
       const batch = this.outcomes.splice(0);
       await this.persist(batch);
+      // The database dated each retry from its own write, which came before this moment: waking at
+      // now + delay is never early (an early wake-up would find nothing due and sleep until the next poll).
+      const written = Date.now();
+      for (const outcome of batch) {
+        // Later retries are found by the regular poll.
+        if (outcome.retryInSeconds !== null && outcome.retryInSeconds < this.settings.pollSeconds) {
+          this.retryWakeups.push(written + outcome.retryInSeconds * 1000);
+        }
+      }
       this.inFlight -= batch.length;
       if (this.inFlight === 0) this.drained?.();
       this.poke();

@@ -9,7 +9,7 @@ export interface ReceivedWebhook {
 }
 
 /** What the receiver does with one request: answer a status (after a delay), or never answer. */
-export type Behaviour = { status: number; delayMs?: number; body?: string } | 'hang';
+export type Behaviour = { status: number; delayMs?: number; body?: string; headers?: Record<string, string> } | 'hang';
 
 /**
  * A real HTTP receiver on 127.0.0.1 that records every request. `respond` decides each answer (default 200);
@@ -29,7 +29,7 @@ export class WebhookReceiver {
       const behaviour = this.respond(request, index);
       for (const waiter of this.waiters.filter((w) => this.received.length >= w.count)) waiter.resolve();
       if (behaviour === 'hang') return;
-      setTimeout(() => res.writeHead(behaviour.status).end(behaviour.body ?? ''), behaviour.delayMs ?? 0);
+      setTimeout(() => res.writeHead(behaviour.status, behaviour.headers).end(behaviour.body ?? ''), behaviour.delayMs ?? 0);
     });
   });
 
