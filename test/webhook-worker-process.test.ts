@@ -25,7 +25,8 @@ describe.runIf(onPostgres)('the worker process', () => {
   });
 
   async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-    const [{ schema }] = await t.db.query<{ schema: string }>('SELECT current_schema() AS schema');
+    const [row] = await t.db.query<{ schema: string }>('SELECT current_schema() AS schema');
+    const schema = row!.schema;
     const url = new URL(process.env.TEST_DATABASE_URL!);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const child = spawn(process.execPath, ['bin/connect-payments.js', 'worker'], {
