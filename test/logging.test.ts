@@ -1,8 +1,13 @@
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import type { App } from '../src/http/context.js';
+import { HttpWebhookTransport } from '../src/providers/webhooks/http-transport.js';
+import { WebhookDispatcher } from '../src/workers/webhook-dispatcher.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+import { createIntent, simulate } from './support/partner.js';
+import { deliveriesOf, eventually, TEST_DISPATCH } from './support/webhooks.js';
 
 let t: TestApp;
 let logged: App;
@@ -71,6 +76,41 @@ describe('operations: logs and request ids', () => {
     const all = lines.join('\n');
     for (const secret of [tenant.key, created.json().key, ADMIN_TOKEN, 'idem-secret-value']) {
       expect(all).not.toContain(secret);
+    }
+  });
+});
+
+describe('webhook secrets and destinations in logs', () => {
+  it('configuring and rotating an endpoint, and failing deliveries to it, log neither the secret nor the URL path or query', async () => {
+    const tenant = await t.tenant({ key: { rate_limit_rps: 100_000 } });
+    const url = 'http://127.0.0.1:9/hooks/private-path?token=partner-own-token';
+    const admin = (method: 'PUT' | 'POST', path: string, payload: unknown) =>
+      logged.inject({ method, url: `/admin/v1/organizations/${tenant.organizationId}${path}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload });
+    const secrets = [
+      (await admin('PUT', '/webhooks/test', { url })).json().secret as string,
+      (await admin('POST', '/webhooks/test/rotate-secret', {})).json().secret as string,
+    ];
+    expect(secrets.every((s) => s.startsWith('whsec_'))).toBe(true);
+
+    const workerLines: string[] = [];
+    const log = pino({ level: 'debug' }, new Writable({ write: (chunk, _e, done) => (workerLines.push(String(chunk)), done()) }));
+    const dispatcher = new WebhookDispatcher(t.db, new HttpWebhookTransport({ timeoutMs: 1000 }), { ...TEST_DISPATCH, retrySchedule: [0] }, log);
+    await dispatcher.start();
+    try {
+      const intent = await createIntent(t, tenant.key);
+      await simulate(t, tenant.key, intent.id, { amount: '4' });
+      await eventually(
+        () => deliveriesOf(t, tenant.organizationId),
+        (rows) => rows[0]?.state === 'dead',
+      );
+    } finally {
+      await dispatcher.stop();
+    }
+    expect(workerLines.join('')).toContain('http://127.0.0.1:9');
+    for (const text of [...lines, ...workerLines]) {
+      for (const secret of secrets) expect(text).not.toContain(secret.slice('whsec_'.length));
+      expect(text).not.toContain('partner-own-token');
+      expect(text).not.toContain('private-path');
     }
   });
 });
