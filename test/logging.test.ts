@@ -84,17 +84,25 @@ describe('webhook secrets and destinations in logs', () => {
   it('configuring and rotating an endpoint, and failing deliveries to it, log neither the secret nor the URL path or query', async () => {
     const tenant = await t.tenant({ key: { rate_limit_rps: 100_000 } });
     const url = 'http://127.0.0.1:9/hooks/private-path?token=partner-own-token';
-    const admin = (method: 'PUT' | 'POST', path: string, payload: unknown) =>
-      logged.inject({ method, url: `/admin/v1/organizations/${tenant.organizationId}${path}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload });
+    const admin = async (method: 'PUT' | 'POST', path: string, payload: Record<string, unknown>) =>
+      (
+        await logged.inject({
+          method,
+          url: `/admin/v1/organizations/${tenant.organizationId}${path}`,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+          payload,
+        })
+      ).json() as { secret: string };
     const secrets = [
-      (await admin('PUT', '/webhooks/test', { url })).json().secret as string,
-      (await admin('POST', '/webhooks/test/rotate-secret', {})).json().secret as string,
+      (await admin('PUT', '/webhooks/test', { url })).secret,
+      (await admin('POST', '/webhooks/test/rotate-secret', {})).secret,
     ];
     expect(secrets.every((s) => s.startsWith('whsec_'))).toBe(true);
 
     const workerLines: string[] = [];
     const log = pino({ level: 'debug' }, new Writable({ write: (chunk, _e, done) => (workerLines.push(String(chunk)), done()) }));
-    const dispatcher = new WebhookDispatcher(t.db, new HttpWebhookTransport({ timeoutMs: 1000 }), { ...TEST_DISPATCH, retrySchedule: [0] }, log);
+    const transport = new HttpWebhookTransport({ timeoutMs: 1000 });
+    const dispatcher = new WebhookDispatcher(t.db, transport, { ...TEST_DISPATCH, retrySchedule: [0] }, log);
     await dispatcher.start();
     try {
       const intent = await createIntent(t, tenant.key);
