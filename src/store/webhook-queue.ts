@@ -1,34 +1,21 @@
 import type { KeyMode } from '../domain/api-keys.js';
-import type { EventType, RelatedKind } from '../domain/events.js';
 import type { Database, Sql } from './database.js';
+import type { EventRow } from './events.js';
+import type { WebhookEndpointRow } from './webhook-endpoints.js';
 
 /** The channel the outbox trigger notifies (migration 006). */
 export const DELIVERY_CHANNEL = 'connect_webhook_deliveries';
 
-export interface ClaimedEndpoint {
-  organization_id: string;
-  mode: KeyMode;
-  url: string;
-  enabled: boolean;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-}
+export type ClaimedEndpoint = Omit<WebhookEndpointRow, 'created_at' | 'updated_at'>;
 
 /** A delivery a worker holds: its attempt number is the lease token its outcome must present. */
-export interface ClaimedDelivery {
+export type ClaimedDelivery = Pick<EventRow, 'type' | 'api_version' | 'data' | 'related_to' | 'related_to_kind' | 'created_at'> & {
   id: string;
   organization_id: string;
   mode: KeyMode;
   attempt_count: number;
   event_id: string;
-  type: EventType;
-  api_version: string;
-  data: Record<string, unknown>;
-  related_to: string | null;
-  related_to_kind: RelatedKind | null;
-  created_at: Date;
-}
+};
 
 export interface ClaimLimits {
   /** Endpoints served per claim. */
