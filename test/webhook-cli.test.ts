@@ -233,6 +233,22 @@ describe('webhook: refused input', () => {
     expect(JSON.parse(run.stderr)).toEqual({ error: { code: 'resource_not_found', message: expect.any(String), param: 'id' } });
   });
 
+  it.each([
+    [['set', '@org', 'prod', '--url', SANDBOX_URL], ['PUT', '/webhooks/prod', { url: SANDBOX_URL }]],
+    [['rotate-secret', '@org', 'prod'], ['POST', '/webhooks/prod/rotate-secret', {}]],
+    [['replay', '@org', 'prod', '--from', '2020-01-01', '--to', '2020-01-02'], ['POST', '/webhooks/prod/replay', { from: '2020-01-01', to: '2020-01-02' }]],
+  ] as [string[], [string, string, unknown]][])(
+    'a mode other than test or live is a usage error (exit 2, the allowed modes named), as the API refuses it naming mode: webhook %j',
+    async (argv, [method, path, body]) => {
+      const org = await newOrg();
+      const run = await cli(['webhook', ...argv.map((arg) => (arg === '@org' ? org : arg))]);
+      expect(run).toMatchObject({ code: 2, stdout: '' });
+      expect(run.stderr).toContain('Allowed choices are test, live');
+      const answer = await t.admin(method as 'PUT', `/organizations/${org}${path}`, body);
+      expect(answer.json().error).toMatchObject({ code: 'invalid_request', param: 'mode' });
+    },
+  );
+
   // Values the API's rules refuse exit 1 with the API's code and param (checked against the API itself);
   // malformed flags are usage errors (exit 2, commander's message). @org has a sandbox endpoint, no live one.
   it.each([

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import type { KeyMode } from '../domain/api-keys.js';
 import { DELIVERY_STATES, REPLAYABLE_STATES, type DeliveryState, type ReplayableState } from '../domain/webhooks.js';
 import { parseBound } from '../http/query.js';
@@ -9,12 +9,8 @@ import { checked, integer, withPageOptions, type PageOptions } from './options.j
 import type { RunVerb } from './run.js';
 
 const MODES = ['test', 'live'] satisfies KeyMode[];
-const modeArgument = (command: Command) => command.argument('<organization_id>').argument('<mode>', 'test (sandbox) or live');
-
-function mode(value: string): KeyMode {
-  if (value !== 'test' && value !== 'live') throw new Error(`mode must be test or live, got "${value}"`);
-  return value;
-}
+const modeArgument = (command: Command) =>
+  command.argument('<organization_id>').addArgument(new Argument('<mode>', 'test (sandbox) or live').choices(MODES));
 
 export function webhookCommands(program: Command, run: RunVerb): void {
   const webhook = program.command('webhook').description("Manage organizations' webhook endpoints and deliveries");
@@ -22,9 +18,9 @@ export function webhookCommands(program: Command, run: RunVerb): void {
   modeArgument(webhook.command('set').description('Create or replace the endpoint of a mode (the secret is printed when it is created)'))
     .requiredOption('--url <url>', 'where deliveries go (live: https and a public address)')
     .option('--disabled', 'keep the endpoint but send nothing (ends deliveries still waiting)')
-    .action((organizationId: string, rawMode: string, options: { url: string; disabled?: boolean }) => {
+    .action((organizationId: string, mode: KeyMode, options: { url: string; disabled?: boolean }) => {
       const body = checked(PutEndpointBody, { url: options.url, enabled: !options.disabled });
-      return run(async ({ webhooks }) => presentEndpoint(await webhooks.configure(organizationId, mode(rawMode), body)));
+      return run(async ({ webhooks }) => presentEndpoint(await webhooks.configure(organizationId, mode, body)));
     });
 
   webhook
@@ -37,10 +33,10 @@ export function webhookCommands(program: Command, run: RunVerb): void {
 
   modeArgument(webhook.command('rotate-secret').description('Replace the signing secret; the new one is printed this once'))
     .option('--previous-secret-valid-seconds <n>', 'how long the old secret keeps signing too (default 86400)', integer)
-    .action((organizationId: string, rawMode: string, options: { previousSecretValidSeconds?: number }) => {
+    .action((organizationId: string, mode: KeyMode, options: { previousSecretValidSeconds?: number }) => {
       const body = checked(RotateSecretBody, { previous_secret_valid_seconds: options.previousSecretValidSeconds });
       return run(async ({ webhooks }) =>
-        presentEndpoint(await webhooks.rotateSecret(organizationId, mode(rawMode), body.previous_secret_valid_seconds)),
+        presentEndpoint(await webhooks.rotateSecret(organizationId, mode, body.previous_secret_valid_seconds)),
       );
     });
 
@@ -64,12 +60,12 @@ export function webhookCommands(program: Command, run: RunVerb): void {
     .requiredOption('--from <date-time>', 'inclusive lower bound on the events created_at')
     .requiredOption('--to <date-time>', 'inclusive upper bound (a bare date covers that whole day)')
     .addOption(new Option('--state <state>', 'how the latest delivery ended; none = never delivered').choices(REPLAYABLE_STATES).default('dead'))
-    .action((organizationId: string, rawMode: string, options: { from: string; to: string; state: ReplayableState }) => {
+    .action((organizationId: string, mode: KeyMode, options: { from: string; to: string; state: ReplayableState }) => {
       const body = checked(BulkReplayBody, options);
       return run(async ({ webhooks }) => {
         const range = { from: parseBound(body.from, 'from', 'lower')!, to: parseBound(body.to, 'to', 'upper')! };
-        const queued = await webhooks.bulkReplay(organizationId, mode(rawMode), range, body.state ?? 'dead');
-        return { object: 'webhook_replay', mode: rawMode, queued };
+        const queued = await webhooks.bulkReplay(organizationId, mode, range, body.state ?? 'dead');
+        return { object: 'webhook_replay', mode, queued };
       });
     });
 }

@@ -68,7 +68,9 @@ export class Webhooks {
     }
     await this.organization(organizationId);
     const endpoint = await endpoints.rotateSecret(this.db, organizationId, mode, generateWebhookSecret(), graceSeconds);
-    if (!endpoint) throw notFound('webhook endpoint for that mode', 'mode');
+    if (!endpoint) {
+      throw new DomainError('resource_not_found', `This organization has no ${mode} webhook endpoint; create it with PUT first.`, 'mode');
+    }
     return { ...endpoint, revealSecret: true };
   }
 

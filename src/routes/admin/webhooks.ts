@@ -65,7 +65,9 @@ export const BulkReplay = Type.Object({
   queued: Type.Integer({ description: 'Deliveries queued, sent in event order.' }),
 });
 
-const ModeParams = Type.Object({ id: PathId, mode: KeyMode });
+/** An enum (not a union of constants) in requests, so that a wrong value is answered with the allowed ones. */
+const ModeInput = Type.Enum(['test', 'live'], { description: 'test (sandbox) or live' });
+const ModeParams = Type.Object({ id: PathId, mode: ModeInput });
 
 export function presentEndpoint(view: EndpointView): Static<typeof WebhookEndpoint> {
   return {
@@ -116,17 +118,21 @@ export function adminWebhookRoutes(app: App, { webhooks, cursors }: AppContext):
   app.post(
     '/organizations/:id/webhooks/:mode/rotate-secret',
     {
+      // The body is optional: none at all means the default grace.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         summary: 'Replace the signing secret (shown in this response only)',
         description: 'The previous secret signs too, as a second signature, for previous_secret_valid_seconds (default 24 h).',
         tags,
         params: ModeParams,
-        body: Type.Optional(RotateSecretBody),
+        body: RotateSecretBody,
         response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 404, 422) },
       },
     },
     async (request) =>
-      presentEndpoint(await webhooks.rotateSecret(request.params.id, request.params.mode, request.body?.previous_secret_valid_seconds)),
+      presentEndpoint(await webhooks.rotateSecret(request.params.id, request.params.mode, request.body.previous_secret_valid_seconds)),
   );
 
   app.post(
@@ -158,7 +164,7 @@ export function adminWebhookRoutes(app: App, { webhooks, cursors }: AppContext):
         querystring: Type.Object({
           event_id: Type.Optional(RequestText(64, { description: 'Only the deliveries of this event.' })),
           status: Type.Optional(Type.Enum(DELIVERY_STATES, { description: 'Only deliveries in this state.' })),
-          mode: Type.Optional(KeyMode),
+          mode: Type.Optional(ModeInput),
           ...PageQuery,
         }),
         response: { 200: ListEnvelope(WebhookDelivery), ...errorResponses(400, 401, 404) },

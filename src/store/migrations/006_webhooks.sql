@@ -45,7 +45,9 @@ CREATE TABLE webhook_deliveries (
   last_http_status  integer,
   last_error        text,
   delivered_at      timestamptz,
-  created_at        timestamptz NOT NULL DEFAULT now(),
+  -- Milliseconds, as list cursors carry them: rows of one transaction share a created_at, and a cursor with
+  -- less precision than the column would skip the rest of them.
+  created_at        timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
   updated_at        timestamptz NOT NULL DEFAULT now(),
   CHECK ((state IN ('pending', 'failed')) = (next_attempt_at IS NOT NULL)),
   CHECK ((state = 'delivered') = (delivered_at IS NOT NULL)),
