@@ -38,25 +38,8 @@ export async function freePort(): Promise<number> {
 /** Starts `node --import tsx entry` and resolves once it answers HTTP on its port. */
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_ENV.test(name)));
-  Object.assign(env, spec.env, { HOST: '127.0.0.1', PORT: String(port) });
-  const log = fs.openSync(spec.logFile, 'a');
   const args = ['--import', 'tsx', ...(spec.preload ? ['--import', spec.preload] : []), spec.entry];
-  const child = spawn(process.execPath, args, {
-    cwd: spec.cwd,
-    env,
-    stdio: ['ignore', log, log, ...(spec.preload ? (['ipc'] as const) : [])],
-  });
-  fs.closeSync(log);
-
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
-  };
+  const { child, stop } = spawnChild(args, spec, { HOST: '127.0.0.1', PORT: String(port) }, Boolean(spec.preload));
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitUntilAnswering(baseUrl, child);
@@ -67,6 +50,65 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     });
   }
   return { child, pid: child.pid!, baseUrl, stop };
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  /** SIGTERM, then SIGKILL if it has not exited in time; resolves to how it exited. */
+  stop(): Promise<string>;
+}
+
+/**
+ * Starts `node bin/connect-payments.js worker` (no HTTP) at LOG_LEVEL=info and resolves once its log says
+ * "worker started", which it writes at that level once its background work runs.
+ */
+export async function startWorker(spec: Omit<ServerSpec, 'entry' | 'preload'>): Promise<WorkerProcess> {
+  const { child, stop } = spawnChild(['bin/connect-payments.js', 'worker'], spec, { LOG_LEVEL: 'info' }, false);
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let problem: string | null = null;
+  while (!fs.readFileSync(spec.logFile, 'utf8').includes('worker started')) {
+    if (child.exitCode !== null || child.signalCode !== null) problem = `exited (${child.exitCode ?? child.signalCode})`;
+    else if (Date.now() > deadline) problem = `not ready within ${READY_TIMEOUT_MS / 1000} s`;
+    if (problem) {
+      await stop();
+      throw new Error(`the worker did not start: ${problem}\n--- last output ---\n${tail(spec.logFile)}`);
+    }
+    await sleep(50);
+  }
+  const stopAndTell = async () => {
+    await stop();
+    return child.signalCode ?? `exit code ${child.exitCode}`;
+  };
+  return { child, pid: child.pid!, stop: stopAndTell };
+}
+
+/**
+ * Spawns `node args` with the runner's settings only (`spec.env`, then `fixed` over it), its output appended to
+ * the log file.
+ */
+function spawnChild(
+  args: string[],
+  spec: Pick<ServerSpec, 'cwd' | 'env' | 'logFile'>,
+  fixed: Record<string, string>,
+  ipc: boolean,
+): { child: ChildProcess; stop: () => Promise<void> } {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_ENV.test(name)));
+  Object.assign(env, spec.env, fixed);
+  const log = fs.openSync(spec.logFile, 'a');
+  const child = spawn(process.execPath, args, { cwd: spec.cwd, env, stdio: ['ignore', log, log, ...(ipc ? (['ipc'] as const) : [])] });
+  fs.closeSync(log);
+
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  return { child, stop };
 }
 
 async function waitUntilAnswering(baseUrl: string, child: ChildProcess): Promise<void> {

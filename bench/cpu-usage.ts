@@ -6,7 +6,7 @@ const TICKS_PER_SECOND = 100;
 
 /** CPU used during a measurement, in cores (2.0 = both cores of a 2-core machine busy throughout). */
 export interface CpuCores {
-  /** The server child under test. */
+  /** The server child under test (or the children, summed, when given several). */
   server: number;
   /** Every `postgres` process on the machine: the backends serving the service, plus anyone else's. */
   postgres: number;
@@ -27,10 +27,11 @@ interface Snapshot {
 }
 
 /** Starts measuring; call the returned function when the measurement ends. */
-export function startCpuMeter(serverPid: number): () => CpuCores {
-  const before = snapshot(serverPid);
+export function startCpuMeter(serverPid: number | readonly number[]): () => CpuCores {
+  const pids = typeof serverPid === 'number' ? [serverPid] : serverPid;
+  const before = snapshot(pids);
   return () => {
-    const after = snapshot(serverPid);
+    const after = snapshot(pids);
     const seconds = Number(after.at - before.at) / 1e9;
     const cores = (ticks: number) => round(ticks / TICKS_PER_SECOND / seconds);
     const own = process.cpuUsage(before.loadGenerator);
@@ -60,10 +61,10 @@ export async function waitForQuietMachine(
   return { seconds: Math.round((Date.now() - started) / 1000), quiet };
 }
 
-function snapshot(serverPid: number): Snapshot {
+function snapshot(serverPids: readonly number[]): Snapshot {
   return {
     at: process.hrtime.bigint(),
-    server: processTicks(String(serverPid)) ?? 0,
+    server: serverPids.reduce((sum, pid) => sum + (processTicks(String(pid)) ?? 0), 0),
     postgres: postgresTicks(),
     loadGenerator: process.cpuUsage(),
     machine: machineBusyTicks(),

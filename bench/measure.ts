@@ -117,11 +117,7 @@ async function measureScenario(
 ): Promise<Measurement> {
   await checkAnswers(server.baseUrl, toLoad(scenario, headers, fixture));
   if (run.postgres) await quietDatabase(run.postgres);
-  if (options.settle > 0) {
-    const { seconds, quiet } = await waitForQuietMachine(options.settle);
-    if (!quiet) process.stderr.write(`  (the machine is still busy after ${seconds} s: measuring anyway, see CPU other)\n`);
-    else if (seconds > 1) process.stderr.write(`  (waited ${seconds} s for other work on the machine to stop)\n`);
-  }
+  await settleMachine(options);
   if (options.warmup > 0) await generateLoad(server.baseUrl, toLoad(scenario, headers, fixture), options.connections, options.warmup);
   const load = toLoad(scenario, headers, fixture);
 
@@ -154,6 +150,14 @@ async function measureScenario(
     ...(chains ? { chain: chainSummary(scenario, chains, result.requests.average) } : {}),
     ...(profile ? { profile } : {}),
   };
+}
+
+/** Waits, at most --settle seconds, for the machine to go quiet, and says so when it had to wait. */
+export async function settleMachine(options: BenchOptions): Promise<void> {
+  if (options.settle === 0) return;
+  const { seconds, quiet } = await waitForQuietMachine(options.settle);
+  if (!quiet) process.stderr.write(`  (the machine is still busy after ${seconds} s: measuring anyway, see CPU other)\n`);
+  else if (seconds > 1) process.stderr.write(`  (waited ${seconds} s for other work on the machine to stop)\n`);
 }
 
 async function createFixture(target: string, name: FixtureName, context: FixtureContext): Promise<FixtureTiming> {

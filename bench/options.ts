@@ -8,8 +8,12 @@ export interface BenchOptions {
   connections: number;
   /** At most this many seconds of waiting, before each scenario, for other work on the machine to stop. */
   settle: number;
-  /** Service targets to run; the bare baseline always runs. */
+  /** Service targets (and the webhooks step) to run; the bare baseline always runs. */
   only: string[] | null;
+  /** Webhooks step: events queued per throughput variant (pairs of a paid intent's two events). */
+  webhookEvents: number;
+  /** Webhooks step: sequential intents timed from simulated deposit to receipt. */
+  webhookIntents: number;
   /** Record a CPU profile, SQL statement counts and PostgreSQL session states per scenario. */
   profile: boolean;
   /** A database on the PostgreSQL server to connect to while creating and dropping the run's database. */
@@ -25,6 +29,10 @@ export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -
                        quiet (under 0.25 cores busy); 0 skips it (BENCH_SETTLE, default 30)
   --only <a,b>         service targets to run, the bare baseline always runs (BENCH_ONLY);
                        targets: ${targetNames.join(', ')}
+  --webhook-events <n> webhooks step: events delivered per throughput variant, even
+                       (BENCH_WEBHOOK_EVENTS, default 20000)
+  --webhook-intents <n> webhooks step: intents timed from deposit to receipt
+                       (BENCH_WEBHOOK_INTENTS, default 200)
   --profile            CPU profile, SQL per request and PostgreSQL session states (BENCH_PROFILE=1);
                        slows the server down, so its req/s are not comparable to a plain run
   --postgres-url <url> maintenance connection (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
@@ -41,6 +49,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
       connections: { type: 'string' },
       settle: { type: 'string' },
       only: { type: 'string' },
+      'webhook-events': { type: 'string' },
+      'webhook-intents': { type: 'string' },
       profile: { type: 'boolean' },
       'postgres-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -51,12 +61,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
   const only = onlyList ? onlyList.split(',').map((name) => name.trim()).filter(Boolean) : null;
   const unknown = only?.filter((name) => !targetNames.includes(name)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')}; targets: ${targetNames.join(', ')}`);
+  const webhookEvents = number('webhook-events', values['webhook-events'] ?? env.BENCH_WEBHOOK_EVENTS, 20_000, 2);
+  if (webhookEvents % 2 !== 0) throw new Error(`--webhook-events must be even (pairs of events), got ${webhookEvents}`);
   return {
     duration: number('duration', values.duration ?? env.BENCH_DURATION, 10, 1),
     warmup: number('warmup', values.warmup ?? env.BENCH_WARMUP, 3, 0),
     connections: number('connections', values.connections ?? env.BENCH_CONNECTIONS, 32, 1),
     settle: number('settle', values.settle ?? env.BENCH_SETTLE, 30, 0),
     only,
+    webhookEvents,
+    webhookIntents: number('webhook-intents', values['webhook-intents'] ?? env.BENCH_WEBHOOK_INTENTS, 200, 1),
     profile: values.profile ?? env.BENCH_PROFILE === '1',
     postgresUrl: values['postgres-url'] ?? env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   };

@@ -8,9 +8,12 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database for this run on the server behind `adminUrl`, so no earlier data skews it. */
-export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
-  const name = `connect_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
+/**
+ * A fresh, empty database for this run on the server behind `adminUrl`, so no earlier data skews it. A step
+ * that needs a database of its own names it with `suffix`.
+ */
+export async function createBenchDatabase(adminUrl: string, suffix = ''): Promise<BenchDatabase> {
+  const name = `connect_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}${suffix ? `_${suffix}` : ''}`;
   const serverVersion = await withClient(adminUrl, async (client) => {
     await client.query(`CREATE DATABASE "${name}"`);
     const { rows } = await client.query<{ server_version: string }>('SHOW server_version');

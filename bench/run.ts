@@ -9,24 +9,28 @@ import { parseOptions, usage } from './options.js';
 import { createBenchDatabase, type BenchDatabase } from './postgres.js';
 import { baselineRequestsPerSecond, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
 import { BARE, SERVICE_TARGETS, type Target } from './targets.js';
+import { renderWebhooks } from './webhook-report.js';
+import { measureWebhooks, WEBHOOKS_STEP, type WebhooksReport } from './webhooks.js';
 
 /**
  * `npm run bench`: starts each target as a child process, loads it with autocannon from this process, and
  * reports req/s and latency as a ratio of a bare Fastify route measured in the same run, because the
- * machines are shared and absolute figures drift from one run to the next.
+ * machines are shared and absolute figures drift from one run to the next. The `webhooks` step (bench/webhooks.ts)
+ * is not a load of that kind: it times webhook delivery by worker processes, after the service targets.
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = path.join(repoRoot, 'bench', 'results');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const targetNames = SERVICE_TARGETS.map((t) => t.name);
+  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), WEBHOOKS_STEP.name];
   const options = parseOptions(argv, process.env, targetNames);
   if (options === 'help') {
     process.stdout.write(usage(targetNames));
     return;
   }
   const selected = SERVICE_TARGETS.filter((t) => !options.only || options.only.includes(t.name));
+  const webhooksSelected = !options.only || options.only.includes(WEBHOOKS_STEP.name);
   const cleanup = new Cleanup();
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'connect-bench-'));
   const removeWorkDir = () => fs.rm(workDir, { recursive: true, force: true });
@@ -39,6 +43,7 @@ async function main(): Promise<void> {
   const measurements: Measurement[] = [];
   const fixtures: FixtureTiming[] = [];
   let database: BenchDatabase | null = null;
+  let webhooks: WebhooksReport | null = null;
   try {
     if (selected.some((t) => t.database === 'postgres')) {
       database = await createBenchDatabase(options.postgresUrl);
@@ -47,13 +52,13 @@ async function main(): Promise<void> {
     // The baseline runs first and last: if the machine got busier meanwhile, the two bare rows disagree.
     const runs = [run('bare, before', BARE, database, options.postgresUrl, workDir)];
     for (const target of selected) runs.push(run(target.name, target, database, options.postgresUrl, workDir));
-    runs.push(run('bare, after', BARE, database, options.postgresUrl, workDir));
-    for (const targetRun of runs) {
-      process.stderr.write(`${targetRun.label}: ${targetRun.target.description}\n`);
-      const measured = await measureTarget(targetRun, context);
-      measurements.push(...measured.measurements);
-      fixtures.push(...measured.fixtures);
+    for (const targetRun of runs) await measureRun(targetRun, context, measurements, fixtures);
+    // Not an autocannon target: a step of its own, with its own database, before the second baseline.
+    if (webhooksSelected) {
+      process.stderr.write(`${WEBHOOKS_STEP.name}: ${WEBHOOKS_STEP.description}\n`);
+      webhooks = await measureWebhooks(context);
     }
+    await measureRun(run('bare, after', BARE, database, options.postgresUrl, workDir), context, measurements, fixtures);
   } catch (error) {
     // rmdir removes the directory only when empty: child logs, if any, are kept for the post-mortem.
     await fs.rmdir(workDir).catch(() => process.stderr.write(`Child logs and data are kept in ${workDir}\n`));
@@ -67,12 +72,13 @@ async function main(): Promise<void> {
   const report = {
     command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
     date: startedAt.toISOString(),
-    ...(await describeEnvironment(repoRoot, database?.serverVersion ?? null)),
+    ...(await describeEnvironment(repoRoot, database?.serverVersion ?? webhooks?.postgresVersion ?? null)),
     options: { ...options, postgresUrl: undefined }, // the URL may carry a password
-    targets: Object.fromEntries([BARE, ...selected].map((t) => [t.name, t.description])),
+    targets: Object.fromEntries([BARE, ...selected, ...(webhooks ? [WEBHOOKS_STEP] : [])].map((t) => [t.name, t.description])),
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
     measurements,
+    ...(webhooks ? { webhooks } : {}),
   };
   // A profiled run is slower throughout: its results stay with its profiles, not in place of the plain figures.
   const resultsFile = profileDir ? path.join(profileDir, 'results.json') : path.join(resultsDir, 'latest.json');
@@ -95,11 +101,19 @@ async function main(): Promise<void> {
       '',
       ...(chained ? [renderChains(measurements), ''] : []),
       ...(fixtures.length > 0 ? [renderFixtures(fixtures), ''] : []),
+      ...(webhooks ? [renderWebhooks(webhooks), ''] : []),
       options.profile ? `${renderProfiles(measurements)}\n` : '',
       `Results written to ${resultsFile}`,
       '',
     ].join('\n'),
   );
+}
+
+async function measureRun(targetRun: TargetRun, context: RunContext, measurements: Measurement[], fixtures: FixtureTiming[]): Promise<void> {
+  process.stderr.write(`${targetRun.label}: ${targetRun.target.description}\n`);
+  const measured = await measureTarget(targetRun, context);
+  measurements.push(...measured.measurements);
+  fixtures.push(...measured.fixtures);
 }
 
 function run(label: string, target: Target, database: BenchDatabase | null, adminUrl: string, workDir: string): TargetRun {

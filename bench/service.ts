@@ -3,6 +3,11 @@ import type { Fixture, FixtureName } from './scenarios.js';
 
 /** Creates, through the operator API, an active organization and a test key whose rate limit never binds. */
 export async function createPartnerKey(baseUrl: string, adminToken: string, name = 'Benchmark'): Promise<string> {
+  return (await createOrganization(baseUrl, adminToken, name)).key;
+}
+
+/** As createPartnerKey, with the organization's id (for the operator API's per-organization routes). */
+export async function createOrganization(baseUrl: string, adminToken: string, name: string): Promise<{ id: string; key: string }> {
   const organization = await post<{ id: string }>(`${baseUrl}/admin/v1/organizations`, adminToken, {
     name,
     status: 'active',
@@ -12,7 +17,7 @@ export async function createPartnerKey(baseUrl: string, adminToken: string, name
     mode: 'test',
     rate_limit_rps: 100_000,
   });
-  return key.key;
+  return { id: organization.id, key: key.key };
 }
 
 export interface FixtureContext {
@@ -133,14 +138,29 @@ async function inParallel(tasks: readonly (() => Promise<void>)[], limit: number
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
-async function post<T>(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+export function post<T>(url: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  return send<T>('POST', url, token, body, headers);
+}
+
+/**
+ * A request with a bearer token and a JSON body (none when `body` is undefined); any answer but a 2xx throws,
+ * with the answer in the message.
+ */
+export async function send<T>(
+  method: 'POST' | 'PUT',
+  url: string,
+  token: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const hasBody = body !== undefined;
   const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(hasBody ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text) as T;
 }
 
