@@ -125,7 +125,10 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery, endpoint: ClaimedEndpoint): void {
     this.inFlight++;
-    void this.attempt(delivery, endpoint).then((outcome) => this.record(outcome));
+    // An attempt that throws still ends in an outcome: a slot that is never given back would shrink the worker.
+    void this.attempt(delivery, endpoint)
+      .catch((err: unknown) => this.judge(delivery, endpoint, { kind: 'error', error: err instanceof Error ? err.message : String(err) }))
+      .then((outcome) => this.record(outcome));
   }
 
   private async attempt(delivery: ClaimedDelivery, endpoint: ClaimedEndpoint): Promise<AttemptRecord> {
@@ -167,7 +170,7 @@ export class WebhookDispatcher {
       organization_id: delivery.organization_id,
       mode: delivery.mode,
       attempt: delivery.attempt_count,
-      destination: new URL(endpoint.url).origin,
+      destination: URL.canParse(endpoint.url) ? new URL(endpoint.url).origin : '(not a URL)',
       error,
     };
     if (retryIn === null) {
