@@ -57,10 +57,15 @@ CREATE TABLE webhook_deliveries (
 -- Vacuum and analyze it after 2 % of its rows changed rather than 20 %, so bursts stay cheap to scan.
 ALTER TABLE webhook_deliveries SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02);
 -- What workers look for: an endpoint's outstanding deliveries, soonest due first, in event order.
+-- "next_attempt_at IS NOT NULL" means outstanding (the CHECK above) and is what the claim's
+-- "next_attempt_at <= now()" implies; the per-object probe below says "state IN (...)" instead, so this
+-- index can never serve that probe, whatever the statistics (which, taken before a burst, once made the
+-- planner scan a whole backlog here for every candidate).
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (organization_id, mode, next_attempt_at, event_seq)
-  WHERE state IN ('pending', 'failed');
--- Per-object ordering: is an earlier event of the same object still outstanding for this endpoint?
-CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries (organization_id, mode, related_to, event_seq)
+  WHERE next_attempt_at IS NOT NULL;
+-- Per-object ordering: is an earlier event of the same object still outstanding? An object belongs to one
+-- organization and mode, so to one endpoint: its id alone finds its deliveries.
+CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries (related_to, event_seq)
   WHERE state IN ('pending', 'failed') AND related_to IS NOT NULL;
 -- Deliveries held by workers right now (few rows): the per-endpoint concurrency count.
 CREATE INDEX webhook_deliveries_leased_idx ON webhook_deliveries (organization_id, mode)
