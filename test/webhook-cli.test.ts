@@ -9,6 +9,7 @@ import {
   endpointPath,
   eventRecords,
   putEndpoint,
+  newEndpoint,
   SANDBOX_URL,
   SECRET_PATTERN,
   settleLatest,
@@ -68,17 +69,7 @@ describe('webhook set', () => {
   it('creates the endpoint and prints it with its secret, in the shape the API answers', async () => {
     const org = await newOrg();
     const created = await ok('webhook', 'set', org, 'test', '--url', SANDBOX_URL);
-    expect(created).toEqual({
-      object: 'webhook_endpoint',
-      organization_id: org,
-      mode: 'test',
-      url: SANDBOX_URL,
-      enabled: true,
-      secret: expect.stringMatching(SECRET_PATTERN),
-      previous_secret_expires_at: null,
-      created_at: expect.any(String),
-      updated_at: expect.any(String),
-    });
+    expect(created).toEqual(newEndpoint(org, 'test', SANDBOX_URL));
     expect(await storedSecret(org, 'test')).toBe(created.secret);
     const { data } = (await t.admin('GET', `/organizations/${org}/webhooks`)).json();
     expect(data).toEqual([withoutSecret(created)]);

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
 import { creditDeposit } from '../src/use-cases/deposits.js';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
-import { ManualClock } from './support/clock.js';
+import { startTestApp, withManualClock, type Tenant, type TestApp } from './support/app.js';
 import {
   countRows,
   createAddress,
@@ -395,17 +394,17 @@ describe('bulk replay: which events are queued', () => {
     const tenant = await createTenant(t);
     const org = tenant.organizationId;
     await putEndpoint(t, org, 'test');
-    const clock = new ManualClock(new Date('2031-05-10T08:00:00.000Z'));
-    const clocked = await startTestApp({}, t.testDb, { clock });
-    try {
-      const address = await createAddress(clocked, tenant.key);
-      for (let day = 0; day < 4; day++) {
-        await simulateAddress(clocked, tenant.key, address.id, '1');
-        clock.advance(86_400_000);
-      }
-    } finally {
-      await clocked.close();
-    }
+    await withManualClock(
+      t,
+      async (clocked, clock) => {
+        const address = await createAddress(clocked, tenant.key);
+        for (let day = 0; day < 4; day++) {
+          await simulateAddress(clocked, tenant.key, address.id, '1');
+          clock.advance(86_400_000);
+        }
+      },
+      new Date('2031-05-10T08:00:00.000Z'),
+    );
     const events = await eventRecords(t, org);
     expect(events.map((e) => e.created_at.toISOString())).toEqual([
       '2031-05-10T08:00:00.000Z',
@@ -423,16 +422,16 @@ describe('bulk replay: which events are queued', () => {
     const tenant = await createTenant(t);
     const org = tenant.organizationId;
     await putEndpoint(t, org, 'test');
-    const clock = new ManualClock(new Date('2031-06-01T23:59:59.000Z'));
-    const clocked = await startTestApp({}, t.testDb, { clock });
-    try {
-      const address = await createAddress(clocked, tenant.key);
-      await simulateAddress(clocked, tenant.key, address.id, '1');
-      clock.advance(2_000);
-      await simulateAddress(clocked, tenant.key, address.id, '1');
-    } finally {
-      await clocked.close();
-    }
+    await withManualClock(
+      t,
+      async (clocked, clock) => {
+        const address = await createAddress(clocked, tenant.key);
+        await simulateAddress(clocked, tenant.key, address.id, '1');
+        clock.advance(2_000);
+        await simulateAddress(clocked, tenant.key, address.id, '1');
+      },
+      new Date('2031-06-01T23:59:59.000Z'),
+    );
     const [lastOfMay31, firstOfJune2] = await eventRecords(t, org);
     expect(firstOfJune2!.created_at.toISOString()).toBe('2031-06-02T00:00:01.000Z');
     await settleLatest(t, [lastOfMay31!.id, firstOfJune2!.id], 'dead');

@@ -94,8 +94,12 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
  * current time. Rows are stamped with that clock, so a test that needs created_at values in a known order
  * advances it between creations instead of sleeping.
  */
-export async function withManualClock<T>(t: TestApp, work: (app: TestApp, clock: ManualClock) => Promise<T>): Promise<T> {
-  const clock = new ManualClock();
+export async function withManualClock<T>(
+  t: TestApp,
+  work: (app: TestApp, clock: ManualClock) => Promise<T>,
+  start: Date = new Date(),
+): Promise<T> {
+  const clock = new ManualClock(start);
   const app = await startTestApp({}, t.testDb, { clock });
   try {
     return await work(app, clock);

@@ -23,6 +23,21 @@ export const SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
 /** Sandbox endpoints may be plain http on this machine; nothing listens here (no dispatcher runs anyway). */
 export const SANDBOX_URL = 'http://localhost:9/hooks';
 
+const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** The whole answer that creates an enabled endpoint at `url`, secret included (API and CLI alike). */
+export const newEndpoint = (organizationId: string, mode: KeyMode, url: string) => ({
+  object: 'webhook_endpoint',
+  organization_id: organizationId,
+  mode,
+  url,
+  enabled: true,
+  secret: expect.stringMatching(SECRET_PATTERN),
+  previous_secret_expires_at: null,
+  created_at: expect.stringMatching(ISO_TIMESTAMP),
+  updated_at: expect.stringMatching(ISO_TIMESTAMP),
+});
+
 /** What every answer but the creating or rotating one shows of an endpoint. */
 export function withoutSecret(endpoint: EndpointObject): Omit<EndpointObject, 'secret'> {
   const shown = { ...endpoint };
