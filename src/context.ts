@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { Catalog } from './domain/catalog.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { AppContext } from './http/context.js';
+import { CallerCache } from './http/caller-cache.js';
 import { Idempotency } from './http/idempotency.js';
 import { CursorCodec } from './http/pagination.js';
 import { KeyRateLimiter } from './http/rate-limit.js';
@@ -63,6 +64,7 @@ export async function createContext(config: Config, db: Database, options: Conte
       : KeyRateLimiter.inMemory();
   const resolve = options.resolve ?? resolveHost;
   const events = new EventLog();
+  const callers = new CallerCache(db);
   return {
     config,
     db,
@@ -70,8 +72,10 @@ export async function createContext(config: Config, db: Database, options: Conte
     catalog,
     cursors: new CursorCodec(await sharedSecret(db, 'cursor-signing')),
     limiter,
+    callers,
     idempotency: new Idempotency(db, config.docsBaseUrl),
-    operator: new OperatorService(db, catalog, clock),
+    // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
+    operator: new OperatorService(db, catalog, clock, (organizationId) => callers.forget(organizationId)),
     paymentIntents: new PaymentIntents(catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds),

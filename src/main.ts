@@ -8,6 +8,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(config);
   const ctx = await createContext(config, db);
+  await ctx.callers.start();
   const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const app = await buildApp(ctx, { adminToken });
   const demo = await ctx.operator.bootstrapDemo();
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await stopWorkers();
+      await ctx.callers.stop();
       await ctx.webhookTransport.close();
       await db.close();
       process.exit(0);

@@ -106,7 +106,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     docs.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (partner: App) => {
-        partner.addHook('onRequest', partnerAuthentication(ctx.db, ctx.limiter, failures, ctx.clock));
+        partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, failures, ctx.clock));
         healthRoutes(partner, ctx);
         capabilitiesRoutes(partner, ctx);
         paymentIntentRoutes(partner, ctx);

@@ -4,11 +4,10 @@ import { checkAuthorization, checkCredential, type Caller } from '../domain/acce
 import { hashApiKey, parseApiKey } from '../domain/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
-import { findCaller } from '../store/api-keys.js';
-import type { Database } from '../store/database.js';
 import { routeNotFound } from './error-handler.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
+import type { CallerCache } from './caller-cache.js';
 import type { KeyRateLimiter } from './rate-limit.js';
 import { refuseDuplicatedHeaders } from './request-guards.js';
 
@@ -45,7 +44,7 @@ async function verified(caller: Caller | null, now: Date, failures: AuthFailureL
  * this address (429), key lookup (401), rate limit (429), organization status and scope (403). A live key on
  * a /test route is answered as if the route did not exist.
  */
-export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, failures: AuthFailureLimiter, clock: Clock) {
+export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimiter, failures: AuthFailureLimiter, clock: Clock) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const contract = request.routeOptions.config;
     refuseDuplicatedHeaders(request, ['Authorization', IDEMPOTENCY_HEADER]);
@@ -61,7 +60,7 @@ export function partnerAuthentication(db: Database, limiter: KeyRateLimiter, fai
       );
     }
     await failures.check(request.ip);
-    const caller = await verified(await findCaller(db, hashApiKey(token)), clock.now(), failures, request);
+    const caller = await verified(await callers.find(hashApiKey(token)), clock.now(), failures, request);
 
     const budget = await limiter.consume(caller.keyId, caller.rateLimitRps);
     reply.header('ratelimit-limit', budget.limit);

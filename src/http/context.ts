@@ -15,6 +15,7 @@ import type { PaymentIntents } from '../use-cases/payment-intents.js';
 import type { DepositSimulator } from '../use-cases/simulator.js';
 import type { Transactions } from '../use-cases/transactions.js';
 import type { Webhooks } from '../use-cases/webhooks.js';
+import type { CallerCache } from './caller-cache.js';
 import type { Idempotency } from './idempotency.js';
 import type { CursorCodec } from './pagination.js';
 import type { KeyRateLimiter } from './rate-limit.js';
@@ -27,6 +28,8 @@ export interface AppContext {
   catalog: Catalog;
   cursors: CursorCodec;
   limiter: KeyRateLimiter;
+  /** Who a key is, cached while change notifications are heard; a pass-through until started. */
+  callers: CallerCache;
   idempotency: Idempotency;
   operator: OperatorService;
   paymentIntents: PaymentIntents;

@@ -10,9 +10,10 @@ export interface Database extends Sql {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
   /**
-   * Calls `onNotify` for every NOTIFY on `channel` (and once after the listening connection had to be
-   * re-established, since notifications sent meanwhile are lost) until the returned function is called.
+   * Calls `onNotify` with the payload of every NOTIFY on `channel` until the returned function is called.
+   * Notifications sent while the listening connection is down are lost: `onStatus(false)` says it was lost,
+   * `onStatus(true)` that it listens again, followed by one `onNotify('')` (something may have been missed).
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onStatus?: (listening: boolean) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

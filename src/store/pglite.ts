@@ -58,8 +58,9 @@ export async function openPglite(dataDir?: string): Promise<Database> {
       db.transaction((tx) =>
         work({ query: (text, params) => query(tx, text, params), exec: async (script) => void (await tx.exec(script)) }),
       ),
+    // One process, no connection to lose: onStatus is never called.
     async listen(channel, onNotify) {
-      const unlisten = await db.listen(channel, () => onNotify());
+      const unlisten = await db.listen(channel, (payload) => onNotify(payload));
       return () => unlisten();
     },
     async close() {

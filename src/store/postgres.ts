@@ -21,25 +21,39 @@ async function run<Row>(client: pg.Pool | pg.PoolClient, text: string, params?: 
   return result.rows as Row[];
 }
 
-/** How long a lost listening connection waits before it reconnects. */
-const RELISTEN_DELAY_MS = 1000;
 
 /** A connection of its own (a pooled one would be handed to other work): LISTEN holds it for as long as it runs. */
-async function listenOn(options: PostgresOptions, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+async function listenOn(
+  options: PostgresOptions,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onStatus: (listening: boolean) => void = () => {},
+): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
-  // What was sent while the connection was down is lost: one wake-up after reconnecting makes up for it.
+  const restored = () => {
+    onStatus(true);
+    onNotify('');
+  };
   const reconnect = () => {
-    if (!stopped) retry = setTimeout(() => void connect().then(onNotify, reconnect), RELISTEN_DELAY_MS);
+    if (!stopped) retry = setTimeout(() => void connect().then(restored, reconnect), options.relistenDelayMs ?? 1000);
+  };
+  const lost = (which: pg.Client) => {
+    if (client !== which || stopped) return;
+    client = undefined;
+    onStatus(false);
+    void which.end().catch(() => {});
+    reconnect();
   };
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: options.connectionString });
-    next.on('notification', () => onNotify());
-    next.on('error', () => {
-      void next.end().catch(() => {});
-      if (client === next) reconnect();
+    const next = new pg.Client({
+      connectionString: options.connectionString,
+      application_name: `connect-payments listener${options.schema ? ` (${options.schema})` : ''}`,
     });
+    next.on('notification', (message) => onNotify(message.payload ?? ''));
+    next.on('error', () => lost(next));
+    next.on('end', () => lost(next));
     try {
       await next.connect();
       await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
@@ -62,6 +76,8 @@ export interface PostgresOptions {
   /** Schema to put first on the search path (tests isolate themselves this way). */
   schema?: string;
   maxConnections?: number;
+  /** How long a lost listening connection waits before it connects again (default 1 s). */
+  relistenDelayMs?: number;
 }
 
 export function openPostgres(options: PostgresOptions): Database & { pool: pg.Pool } {
@@ -94,7 +110,7 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
         client.release();
       }
     },
-    listen: (channel, onNotify) => listenOn(options, channel, onNotify),
+    listen: (channel, onNotify, onStatus) => listenOn(options, channel, onNotify, onStatus),
     close: () => pool.end(),
   };
 }

@@ -50,6 +50,8 @@ export class OperatorService {
     private readonly db: Database,
     private readonly catalog: Catalog,
     private readonly clock: Clock,
+    /** Told after a change to an organization or its keys has committed (caches of who a key is). */
+    private readonly credentialsChanged: (organizationId: string) => void = () => {},
   ) {}
 
   createOrganization(input: NewOrganization): Promise<OrganizationRow> {
@@ -71,9 +73,9 @@ export class OperatorService {
     return orgs.listOrganizations(this.db, page);
   }
 
-  updateOrganization(id: string, changes: OrganizationChanges): Promise<OrganizationRow> {
+  async updateOrganization(id: string, changes: OrganizationChanges): Promise<OrganizationRow> {
     if (changes.settings) this.checkSettings(changes.settings);
-    return this.db.transaction(async (tx) => {
+    const updated = await this.db.transaction(async (tx) => {
       const org = isUuid(id) ? await orgs.findOrganization(tx, id, true) : null;
       if (!org) throw notFound('organization');
       return orgs.updateOrganization(tx, id, {
@@ -82,6 +84,8 @@ export class OperatorService {
         settings: { ...DEFAULT_SETTINGS, ...org.settings, ...changes.settings },
       });
     });
+    this.credentialsChanged(updated.id);
+    return updated;
   }
 
   async createApiKey(organizationId: string, input: NewApiKey): Promise<CreatedApiKey> {
@@ -119,8 +123,8 @@ export class OperatorService {
   }
 
   /** A new key with the old one's mode, scopes, limit and expiry; the old one stops working at commit. */
-  rotateApiKey(id: string): Promise<CreatedApiKey> {
-    return this.db.transaction(async (tx) => {
+  async rotateApiKey(id: string): Promise<CreatedApiKey> {
+    const created = await this.db.transaction(async (tx) => {
       const old = isUuid(id) ? await keys.findApiKey(tx, id, true) : null;
       if (!old) throw notFound('API key');
       if (old.revoked_at) throw new DomainError('invalid_request', 'This API key is revoked and cannot be rotated.', 'id');
@@ -138,11 +142,15 @@ export class OperatorService {
       await keys.revokeApiKey(tx, old.id, created.id);
       return created;
     });
+    this.credentialsChanged(created.organization_id);
+    return created;
   }
 
   async revokeApiKey(id: string): Promise<ApiKeyRow> {
     await this.getApiKey(id);
-    return keys.revokeApiKey(this.db, id);
+    const revoked = await keys.revokeApiKey(this.db, id);
+    this.credentialsChanged(revoked.organization_id);
+    return revoked;
   }
 
   /** On an empty database: one active demo organization with a sandbox key, so a newcomer can start at once. */

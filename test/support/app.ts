@@ -47,6 +47,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
   const testDb = existing ?? (await openTestDatabase());
   const config: Config = { ...loadConfig({}), docsBaseUrl: DOCS_BASE, logLevel: 'silent', ...overrides };
   const ctx = await createContext(config, testDb.db, options);
+  // Authentication through the key cache, as the server runs it.
+  await ctx.callers.start();
   const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });
   await app.ready();
 
@@ -84,6 +86,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
     },
     async close() {
       await app.close();
+      await ctx.callers.stop();
       if (!existing) await testDb.close();
     },
   };
