@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       await app.close();
       await stopWorkers();
       await ctx.webhookTransport.close();
+      await ctx.limiter.close();
       await db.close();
       process.exit(0);
     } catch (err) {

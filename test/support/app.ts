@@ -84,6 +84,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
     },
     async close() {
       await app.close();
+      await ctx.limiter.close();
       if (!existing) await testDb.close();
     },
   };
