@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const READY_TIMEOUT_MS = 90_000; // PGlite's first open of a new data directory alone takes a few seconds
 const STOP_TIMEOUT_MS = 15_000;
 // Settings the runner decides; inherited ones (a DATABASE_URL in the shell, say) must not leak into a target.
-const SERVICE_ENV = /^(CONNECT_|DATABASE_URL$|LOG_LEVEL$|PORT$|HOST$)/;
+const SERVICE_ENV = /^(CONNECT_|DATABASE_URL$|REDIS_URL$|LOG_LEVEL$|PORT$|HOST$)/;
 
 export interface ServerProcess {
   child: ChildProcess;

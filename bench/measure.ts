@@ -49,8 +49,8 @@ export interface FixtureTiming {
 export interface TargetRun {
   label: string;
   target: Target;
-  /** How this run reaches its database: DATABASE_URL or CONNECT_DATA_DIR. */
-  databaseEnv: Record<string, string>;
+  /** How this run reaches its stores: DATABASE_URL or CONNECT_DATA_DIR, and REDIS_URL for a redis target. */
+  storeEnv: Record<string, string>;
   /** The run's PostgreSQL database, watched when profiling. */
   postgres: { adminUrl: string; database: string } | null;
 }
@@ -75,7 +75,7 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
   const server = await startServer({
     entry: run.target.entry,
     cwd: context.repoRoot,
-    env: { ...run.target.env, ...run.databaseEnv, CONNECT_ADMIN_TOKEN: adminToken },
+    env: { ...run.target.env, ...run.storeEnv, CONNECT_ADMIN_TOKEN: adminToken },
     logFile: path.join(context.workDir, `${slug(run.label)}.log`),
     ...(context.profileDir ? { preload: './bench/probe.ts' } : {}),
   });

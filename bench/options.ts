@@ -18,6 +18,8 @@ export interface BenchOptions {
   profile: boolean;
   /** A database on the PostgreSQL server to connect to while creating and dropping the run's database. */
   postgresUrl: string;
+  /** The Redis of targets that keep rate-limit counters there. */
+  redisUrl: string;
 }
 
 export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -- [options]
@@ -36,6 +38,7 @@ export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -
   --profile            CPU profile, SQL per request and PostgreSQL session states (BENCH_PROFILE=1);
                        slows the server down, so its req/s are not comparable to a plain run
   --postgres-url <url> maintenance connection (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+  --redis-url <url>    Redis of the postgres-redis target (BENCH_REDIS_URL, default redis://127.0.0.1:6379)
 
 An earlier commit's own benchmark, to compare by scenario name: bench/at-commit.sh <commit> [options]
 `;
@@ -53,6 +56,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
       'webhook-intents': { type: 'string' },
       profile: { type: 'boolean' },
       'postgres-url': { type: 'string' },
+      'redis-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -73,6 +77,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
     webhookIntents: number('webhook-intents', values['webhook-intents'] ?? env.BENCH_WEBHOOK_INTENTS, 200, 1),
     profile: values.profile ?? env.BENCH_PROFILE === '1',
     postgresUrl: values['postgres-url'] ?? env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    redisUrl: values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   };
 }
 

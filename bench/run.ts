@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Cleanup } from './cleanup.js';
 import { describeEnvironment } from './environment.js';
 import { measureTarget, type FixtureTiming, type Measurement, type RunContext, type TargetRun } from './measure.js';
-import { parseOptions, usage } from './options.js';
+import { parseOptions, usage, type BenchOptions } from './options.js';
 import { createBenchDatabase, type BenchDatabase } from './postgres.js';
+import { checkRedis } from './redis.js';
 import { baselineRequestsPerSecond, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
 import { BARE, SERVICE_TARGETS, type Target } from './targets.js';
 import { renderWebhooks } from './webhook-report.js';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
   }
   const selected = SERVICE_TARGETS.filter((t) => !options.only || options.only.includes(t.name));
   const webhooksSelected = !options.only || options.only.includes(WEBHOOKS_STEP.name);
+  // Before anything starts: a run that stops at its redis target would have spent its other targets for nothing.
+  if (selected.some((t) => t.redis)) await checkRedis(options.redisUrl);
   const cleanup = new Cleanup();
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'connect-bench-'));
   const removeWorkDir = () => fs.rm(workDir, { recursive: true, force: true });
@@ -50,15 +53,15 @@ async function main(): Promise<void> {
       cleanup.add(database.drop);
     }
     // The baseline runs first and last: if the machine got busier meanwhile, the two bare rows disagree.
-    const runs = [run('bare, before', BARE, database, options.postgresUrl, workDir)];
-    for (const target of selected) runs.push(run(target.name, target, database, options.postgresUrl, workDir));
+    const runs = [run('bare, before', BARE, database, options, workDir)];
+    for (const target of selected) runs.push(run(target.name, target, database, options, workDir));
     for (const targetRun of runs) await measureRun(targetRun, context, measurements, fixtures);
     // Not an autocannon target: a step of its own, with its own database, before the second baseline.
     if (webhooksSelected) {
       process.stderr.write(`${WEBHOOKS_STEP.name}: ${WEBHOOKS_STEP.description}\n`);
       webhooks = await measureWebhooks(context);
     }
-    await measureRun(run('bare, after', BARE, database, options.postgresUrl, workDir), context, measurements, fixtures);
+    await measureRun(run('bare, after', BARE, database, options, workDir), context, measurements, fixtures);
   } catch (error) {
     // rmdir removes the directory only when empty: child logs, if any, are kept for the post-mortem.
     await fs.rmdir(workDir).catch(() => process.stderr.write(`Child logs and data are kept in ${workDir}\n`));
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
     command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
     date: startedAt.toISOString(),
     ...(await describeEnvironment(repoRoot, database?.serverVersion ?? webhooks?.postgresVersion ?? null)),
-    options: { ...options, postgresUrl: undefined }, // the URL may carry a password
+    options: { ...options, postgresUrl: undefined, redisUrl: undefined }, // the URLs may carry a password
     targets: Object.fromEntries([BARE, ...selected, ...(webhooks ? [WEBHOOKS_STEP] : [])].map((t) => [t.name, t.description])),
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
@@ -116,14 +119,15 @@ async function measureRun(targetRun: TargetRun, context: RunContext, measurement
   fixtures.push(...measured.fixtures);
 }
 
-function run(label: string, target: Target, database: BenchDatabase | null, adminUrl: string, workDir: string): TargetRun {
+function run(label: string, target: Target, database: BenchDatabase | null, options: BenchOptions, workDir: string): TargetRun {
+  const redis: Record<string, string> = target.redis ? { REDIS_URL: options.redisUrl } : {};
   if (target.database === 'postgres') {
-    return { label, target, databaseEnv: { DATABASE_URL: database!.url }, postgres: { adminUrl, database: database!.name } };
+    const postgres = { adminUrl: options.postgresUrl, database: database!.name };
+    return { label, target, storeEnv: { DATABASE_URL: database!.url, ...redis }, postgres };
   }
   // A new PGlite data directory per run, inside the scratch directory removed at the end.
-  const databaseEnv: Record<string, string> =
-    target.database === 'pglite' ? { CONNECT_DATA_DIR: path.join(workDir, `pglite-${label}`) } : {};
-  return { label, target, databaseEnv, postgres: null };
+  const pglite: Record<string, string> = target.database === 'pglite' ? { CONNECT_DATA_DIR: path.join(workDir, `pglite-${label}`) } : {};
+  return { label, target, storeEnv: { ...pglite, ...redis }, postgres: null };
 }
 
 main().catch((error: unknown) => {

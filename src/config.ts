@@ -13,8 +13,15 @@ export interface Config {
   /** Base of `error.doc_url`: `{docsBaseUrl}/errors/{code}`. */
   docsBaseUrl: string;
   logLevel: string;
-  /** Where per-key request counters live: memory (one instance), postgres (shared by every instance). */
-  rateLimitStore: 'memory' | 'postgres';
+  /**
+   * Where per-key request counters live: memory (each instance counts alone), redis (shared by every instance,
+   * no database round trip), postgres (shared, one database round trip per request).
+   */
+  rateLimitStore: 'memory' | 'redis' | 'postgres';
+  /** Redis for shared rate-limit counters (redis:// or rediss://). */
+  redisUrl: string | undefined;
+  /** Inserted after `connect:rl:` in every Redis key, so deployments sharing one Redis keep apart. */
+  redisKeyPrefix: string;
   /** Seconds between sweeps of expired idempotency records. */
   sweepIntervalSeconds: number;
   /** Seconds between sweeps that persist the expiry of past-due payment intents (and write their events). */
@@ -79,6 +86,23 @@ function httpUrl(name: string, raw: string | undefined): string | undefined {
   return raw;
 }
 
+function redisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+  // Not echoed: the URL may carry a password.
+  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
+  return raw;
+}
+
+function rateLimitStore(raw: string | undefined, redis: string | undefined): Config['rateLimitStore'] {
+  const store = raw || (redis ? 'redis' : 'memory');
+  if (store !== 'memory' && store !== 'redis' && store !== 'postgres') {
+    throw new Error(`CONNECT_RATE_LIMIT_STORE must be "memory", "redis" or "postgres", got "${store}"`);
+  }
+  if (store === 'redis' && !redis) throw new Error('CONNECT_RATE_LIMIT_STORE=redis needs REDIS_URL (redis://host:6379)');
+  return store;
+}
+
 function trustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
@@ -94,10 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'e.g. openssl rand -base64 32, or leave it unset to have one generated.',
     );
   }
-  const store = env.CONNECT_RATE_LIMIT_STORE ?? (databaseUrl ? 'postgres' : 'memory');
-  if (store !== 'memory' && store !== 'postgres') {
-    throw new Error(`CONNECT_RATE_LIMIT_STORE must be "memory" or "postgres", got "${store}"`);
-  }
+  const redis = redisUrl(env.REDIS_URL);
   const pricesCacheSeconds = integer('CONNECT_PRICES_CACHE_SECONDS', env.CONNECT_PRICES_CACHE_SECONDS, 30);
   const pricesMaxAgeSeconds = integer('CONNECT_PRICES_MAX_AGE_SECONDS', env.CONNECT_PRICES_MAX_AGE_SECONDS, 300);
   // A snapshot reused for longer than it stays fresh would leave balances without totals until the next fetch.
@@ -124,7 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     docsBaseUrl: (env.CONNECT_DOCS_BASE_URL || 'https://docs.connect-payments.dev').replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL || 'info',
-    rateLimitStore: store,
+    rateLimitStore: rateLimitStore(env.CONNECT_RATE_LIMIT_STORE, redis),
+    redisUrl: redis,
+    redisKeyPrefix: env.CONNECT_REDIS_KEY_PREFIX ?? '',
     sweepIntervalSeconds: integer('CONNECT_SWEEP_INTERVAL_SECONDS', env.CONNECT_SWEEP_INTERVAL_SECONDS, 300),
     expirySweepIntervalSeconds: integer('CONNECT_EXPIRY_SWEEP_SECONDS', env.CONNECT_EXPIRY_SWEEP_SECONDS, 15),
     sandboxPayoutSweepSeconds: integer('CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS', env.CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS, 2),

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import type { Config } from './config.js';
 import { Catalog } from './domain/catalog.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -6,6 +7,7 @@ import { CallerCache } from './http/caller-cache.js';
 import { Idempotency } from './http/idempotency.js';
 import { CursorCodec } from './http/pagination.js';
 import { KeyRateLimiter } from './http/rate-limit.js';
+import type { RedisLog } from './store/redis.js';
 import type { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { openPglite } from './store/pglite.js';
@@ -50,6 +52,21 @@ export interface ContextOptions {
   /** Name resolution for webhook destinations (the live-mode address rules are checked on its answers). */
   resolve?: Resolve;
   webhookTransport?: WebhookTransport;
+  /** Where the Redis connection reports outages; a logger at the configured level on stdout otherwise. */
+  redisLog?: RedisLog;
+}
+
+async function rateLimiter(config: Config, db: Database, options: ContextOptions): Promise<KeyRateLimiter> {
+  if (config.rateLimitStore === 'redis') {
+    return KeyRateLimiter.redis({
+      url: config.redisUrl!,
+      keyPrefix: config.redisKeyPrefix,
+      log: options.redisLog ?? pino({ level: config.logLevel }),
+    });
+  }
+  return config.rateLimitStore === 'postgres' && 'pool' in db
+    ? KeyRateLimiter.shared((db as ReturnType<typeof openPostgres>).pool)
+    : KeyRateLimiter.inMemory();
 }
 
 export async function createContext(config: Config, db: Database, options: ContextOptions = {}): Promise<AppContext> {
@@ -58,10 +75,9 @@ export async function createContext(config: Config, db: Database, options: Conte
   const catalog = Catalog.load(config.catalogFile);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);
   const prices = options.prices ?? priceSourceFor(config, clock, catalog);
-  const limiter =
-    config.rateLimitStore === 'postgres' && 'pool' in db
-      ? KeyRateLimiter.shared((db as ReturnType<typeof openPostgres>).pool)
-      : KeyRateLimiter.inMemory();
+  const cursors = new CursorCodec(await sharedSecret(db, 'cursor-signing'));
+  // Last of what can fail, so a failed start leaves no Redis connection open.
+  const limiter = await rateLimiter(config, db, options);
   const resolve = options.resolve ?? resolveHost;
   const events = new EventLog();
   const callers = new CallerCache(db);
@@ -70,7 +86,7 @@ export async function createContext(config: Config, db: Database, options: Conte
     db,
     clock,
     catalog,
-    cursors: new CursorCodec(await sharedSecret(db, 'cursor-signing')),
+    cursors,
     limiter,
     callers,
     idempotency: new Idempotency(db, config.docsBaseUrl),

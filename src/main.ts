@@ -47,6 +47,7 @@ async function main(): Promise<void> {
       await stopWorkers();
       await ctx.callers.stop();
       await ctx.webhookTransport.close();
+      await ctx.limiter.close();
       await db.close();
       process.exit(0);
     } catch (err) {

@@ -1,31 +1,13 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_BASE, startTestApp, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
+import { remainingOf, untilFirst429 } from './support/rate-limit.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(() => t.close());
-
-/**
- * The limiter counts in one-second windows of real time, which a test cannot place. So these tests never
- * assume where a window ends: they send requests one at a time until the first 429 (within a bound) and
- * assert what holds wherever the windows fall. In the window of the first 429 every earlier request was
- * allowed, so the `rps` responses just before it are that window's whole budget, remaining rps-1 … 0.
- */
-async function untilFirst429(call: (attempt: number) => Promise<LightMyRequestResponse>, bound = 100): Promise<LightMyRequestResponse[]> {
-  const responses: LightMyRequestResponse[] = [];
-  while (responses.length < bound) {
-    const res = await call(responses.length);
-    responses.push(res);
-    if (res.statusCode === 429) return responses;
-  }
-  throw new Error(`no 429 within ${bound} requests`);
-}
-
-const remainingOf = (responses: LightMyRequestResponse[]) => responses.map((r) => r.headers['ratelimit-remaining']);
 
 describe('per-key rate limits', () => {
   it("every authenticated response carries RateLimit-Limit, -Remaining and -Reset; a fresh key's first request leaves rps - 1", async () => {

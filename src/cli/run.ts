@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { pino } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { createContext, openDatabase } from '../context.js';
 import { DomainError } from '../domain/errors.js';
@@ -45,7 +46,13 @@ export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatab
     const config = loadConfig();
     const db = await open(config);
     try {
-      io.stdout.write(json(await verb(await createContext(config, db))));
+      // Stdout carries the verb's JSON; a Redis outage is reported beside it, on stderr.
+      const ctx = await createContext(config, db, { redisLog: pino({ level: config.logLevel }, io.stderr) });
+      try {
+        io.stdout.write(json(await verb(ctx)));
+      } finally {
+        await ctx.limiter.close();
+      }
     } finally {
       await db.close();
     }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { openRedis, type RedisLog } from '../store/redis.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -9,17 +10,52 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
+export interface RedisStore {
+  url: string;
+  /** Inserted after `connect:rl:` in every key. */
+  keyPrefix: string;
+  log: RedisLog;
+}
+
+/** One-second windows; a key whose rps changes starts on fresh counters (the prefix holds the rps). */
+const inMemory = (rps: number) => new RateLimiterMemory({ points: rps, duration: 1, keyPrefix: `rps${rps}` });
+
 /**
- * Per-key budget of `rate_limit_rps` requests per one-second window. With the PostgreSQL store every
- * instance draws from the same counters, so the limit holds however many instances serve one key.
+ * Per-key budget of `rate_limit_rps` requests per one-second window. With the Redis or PostgreSQL store every
+ * instance draws from the same counters, so the limit holds however many instances serve one key; in memory
+ * each instance counts on its own.
  */
 export class KeyRateLimiter {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
 
-  private constructor(private readonly make: (rps: number) => RateLimiterAbstract) {}
+  private constructor(
+    private readonly make: (rps: number) => RateLimiterAbstract,
+    /** Releases the store's connection; the limiter is not used afterwards. */
+    readonly close: () => Promise<void> = async () => {},
+  ) {}
 
   static inMemory(): KeyRateLimiter {
-    return new KeyRateLimiter((rps) => new RateLimiterMemory({ points: rps, duration: 1, keyPrefix: `rps${rps}` }));
+    return new KeyRateLimiter(inMemory);
+  }
+
+  /**
+   * Counters in Redis, one atomic increment per request. When Redis fails or is slow to answer, the request is
+   * counted by an in-memory limiter of the same budget instead: limited per instance, never unlimited, never
+   * an error.
+   */
+  static async redis(store: RedisStore): Promise<KeyRateLimiter> {
+    const client = await openRedis(store.url, store.log);
+    return new KeyRateLimiter(
+      (rps) =>
+        new RateLimiterRedis({
+          storeClient: client,
+          points: rps,
+          duration: 1,
+          keyPrefix: `connect:rl:${store.keyPrefix}rps${rps}`,
+          insuranceLimiter: inMemory(rps),
+        }),
+      async () => client.disconnect(),
+    );
   }
 
   static shared(pool: pg.Pool): KeyRateLimiter {

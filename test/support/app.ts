@@ -87,6 +87,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
     async close() {
       await app.close();
       await ctx.callers.stop();
+      await ctx.limiter.close();
       if (!existing) await testDb.close();
     },
   };
