@@ -1,8 +1,14 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { timedDatabase } from '../src/metrics/database.js';
+import { serveMetrics } from '../src/metrics/listener.js';
 import { Metrics } from '../src/metrics/metrics.js';
 import { simulatedTxHash } from '../src/providers/chains/sandbox-chain.js';
 import type { Database } from '../src/store/database.js';
@@ -61,6 +67,48 @@ describe('exposure', () => {
     expect(Object.keys(partner.paths).filter((path) => path.includes('metrics'))).toEqual([]);
   });
 
+  it('CONNECT_METRICS_ADDRESS serves GET /metrics there without a token, and nothing else', async () => {
+    const listener = await serveMetrics(t.ctx.metrics, { host: '127.0.0.1', port: 0 }, silent);
+    try {
+      expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const res = await fetch(listener.url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
+      expect(valueOf(parseExposition(await res.text()), 'connect_http_requests_total')).toBeGreaterThan(0);
+      expect((await fetch(new URL('/admin/v1/organizations', listener.url))).status).toBe(404);
+      expect((await fetch(listener.url, { method: 'POST' })).status).toBe(404);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('the server started with CONNECT_METRICS_ADDRESS serves its metrics there and says where', { timeout: 120_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connect-metrics-'));
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, CONNECT_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', CONNECT_METRICS_ADDRESS: '127.0.0.1:0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let output = '';
+      server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const url = await eventually(async () => /Metrics, without a token: (\S+)/.exec(output)?.[1], (found) => found !== undefined, 60_000);
+      const res = await fetch(url!);
+      expect(res.status).toBe(200);
+      expect(valueOf(parseExposition(await res.text()), 'connect_process_start_time_seconds')).toBeGreaterThan(0);
+    } finally {
+      server.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('CONNECT_METRICS_ADDRESS is host:port or [ipv6]:port; anything else refuses to start', () => {
+    expect(loadConfig({}).metricsAddress).toBeUndefined();
+    expect(loadConfig({ CONNECT_METRICS_ADDRESS: '10.0.0.5:9464' }).metricsAddress).toEqual({ host: '10.0.0.5', port: 9464 });
+    expect(loadConfig({ CONNECT_METRICS_ADDRESS: '[::1]:9464' }).metricsAddress).toEqual({ host: '::1', port: 9464 });
+    for (const bad of ['9464', 'localhost', 'localhost:', '::1:9464', 'localhost:65536']) {
+      expect(() => loadConfig({ CONNECT_METRICS_ADDRESS: bad }), bad).toThrow('CONNECT_METRICS_ADDRESS must be host:port');
+    }
+  });
 });
 
 describe('HTTP requests', () => {
@@ -296,4 +344,43 @@ describe('webhooks', () => {
     });
   });
 
+  describe.runIf(onPostgres)('in a worker process', () => {
+    let worker: ChildProcess | undefined;
+    let receiver: WebhookReceiver;
+    afterAll(async () => {
+      worker?.kill('SIGKILL');
+      await receiver?.close();
+    });
+
+    /** `connect-payments worker` on this test's schema; resolves to the URL of its metrics listener. */
+    async function startWorker(): Promise<string> {
+      const [row] = await t.db.query<{ schema: string }>('SELECT current_schema() AS schema');
+      const url = new URL(process.env.TEST_DATABASE_URL!);
+      url.searchParams.set('options', `-c search_path=${row!.schema}`);
+      worker = spawn(process.execPath, ['bin/connect-payments.js', 'worker'], {
+        env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'info', CONNECT_METRICS_ADDRESS: '127.0.0.1:0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const started = await eventually(
+        async () => output.split('\n').find((line) => line.includes('"worker started"')),
+        (line) => line !== undefined,
+        30_000,
+      );
+      return (JSON.parse(started!) as { metrics: string }).metrics;
+    }
+
+    it('CONNECT_METRICS_ADDRESS makes `connect-payments worker` serve the metrics of the deliveries it makes', async () => {
+      receiver = await WebhookReceiver.start();
+      const tenant = await createTenant(t);
+      await configureEndpoint(t, tenant.organizationId, 'test', receiver.url);
+      const metricsUrl = await startWorker();
+      await simulate(t, tenant.key, (await createIntent(t, tenant.key)).id);
+      await receiver.waitFor(2, 30_000);
+      const delivered = async () =>
+        valueOf(parseExposition(await (await fetch(metricsUrl)).text()), 'connect_webhook_delivery_attempts_total', { outcome: 'delivered' });
+      expect(await eventually(delivered, (count) => count === 2)).toBe(2);
+    });
+  });
 });
