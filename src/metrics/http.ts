@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandl
 import type { Metrics } from './metrics.js';
 
 /** The route label of requests no route matched: their raw URLs would make one series per URL. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 type Labels = { method: string; route: string; status: string };
 

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { KeyMode } from '../domain/api-keys.js';
 import type { Database } from '../store/database.js';
 
-export const METRIC_PREFIX = 'connect_';
+const METRIC_PREFIX = 'connect_';
 
 /** Which limit a 429 rate_limited answer came from: a key's budget, or an address's failed authentications. */
 export type RateLimit = 'key' | 'auth_failures';
@@ -29,7 +29,7 @@ const SECONDS_DELIVERY = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 
 /**
  * One registry per context, never prom-client's global one: tests and several apps in one process each
- * count their own. Gauges of shared state (pool, webhook backlog) are read when scraped.
+ * count their own. The gauges (pool, webhook backlog) are read when scraped.
  */
 export class Metrics {
   private readonly registry: Registry;
