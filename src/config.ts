@@ -35,6 +35,8 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Whose X-Forwarded-For to believe for the client address: nobody (false), everybody (true), or these proxies. */
   trustProxy: boolean | string[];
+  /** Where `/metrics` is served without a token (a private network's scraper); unset: only /admin/v1/metrics. */
+  metricsAddress: ListenAddress | undefined;
   /** The fixed rate sheet used when no price feed is configured; unset means the shipped one. */
   pricesFile: string | undefined;
   /** A price feed (the rate sheet's JSON shape) that replaces the fixed sheet when set. */
@@ -61,6 +63,11 @@ export interface Config {
   webhookEndpointConcurrency: number;
   /** Seconds between checks for due work when no notification came (LISTEN/NOTIFY is the fast path). */
   webhookPollSeconds: number;
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
 }
 
 /** The operator token guards every organization and key: long enough that guessing it is hopeless. */
@@ -109,6 +116,15 @@ function trustProxy(raw: string | undefined): Config['trustProxy'] {
   return raw.split(',').map((proxy) => proxy.trim());
 }
 
+/** `host:port`, `[v6]:port` for an IPv6 address. */
+function listenAddress(name: string, raw: string | undefined): ListenAddress | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new Error(`${name} must be host:port (or [ipv6]:port), got "${raw}"`);
+  return { host: (match[1] ?? match[2])!, port };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   const adminToken = env.CONNECT_ADMIN_TOKEN || undefined;
@@ -155,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.CONNECT_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8080}`).replace(/\/+$/, ''),
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),
     trustProxy: trustProxy(env.CONNECT_TRUST_PROXY),
+    metricsAddress: listenAddress('CONNECT_METRICS_ADDRESS', env.CONNECT_METRICS_ADDRESS),
     pricesFile: env.CONNECT_PRICES_FILE || undefined,
     pricesUrl: httpUrl('CONNECT_PRICES_URL', env.CONNECT_PRICES_URL),
     pricesTimeoutMs: positiveInteger('CONNECT_PRICES_TIMEOUT_MS', env.CONNECT_PRICES_TIMEOUT_MS, 2000),

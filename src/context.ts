@@ -8,6 +8,8 @@ import { Idempotency } from './http/idempotency.js';
 import { CursorCodec } from './http/pagination.js';
 import { KeyRateLimiter } from './http/rate-limit.js';
 import type { RedisLog } from './store/redis.js';
+import { timedDatabase } from './metrics/database.js';
+import { Metrics } from './metrics/metrics.js';
 import type { Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { openPglite } from './store/pglite.js';
@@ -69,7 +71,9 @@ async function rateLimiter(config: Config, db: Database, options: ContextOptions
     : KeyRateLimiter.inMemory();
 }
 
-export async function createContext(config: Config, db: Database, options: ContextOptions = {}): Promise<AppContext> {
+export async function createContext(config: Config, database: Database, options: ContextOptions = {}): Promise<AppContext> {
+  const metrics = new Metrics(database);
+  const db = timedDatabase(database, metrics.statementDuration);
   const clock = options.clock ?? systemClock;
   const custody = options.custodyFor ?? custodyFor;
   const catalog = Catalog.load(config.catalogFile);
@@ -89,18 +93,19 @@ export async function createContext(config: Config, db: Database, options: Conte
     cursors,
     limiter,
     callers,
-    idempotency: new Idempotency(db, config.docsBaseUrl),
+    idempotency: new Idempotency(db, config.docsBaseUrl, metrics),
     // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
     operator: new OperatorService(db, catalog, clock, (organizationId) => callers.forget(organizationId)),
     paymentIntents: new PaymentIntents(catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),
-    simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds),
+    simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),
     prices,
     transactions: new Transactions(),
     events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
     payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds),
     webhooks: new Webhooks(db, events, resolve),
+    metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
   };
 }

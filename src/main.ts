@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from './config.js';
 import { createContext, openDatabase } from './context.js';
 import { ADMIN_PREFIX, buildApp, PARTNER_PREFIX } from './http/app.js';
+import { serveMetrics } from './metrics/listener.js';
 import { startBackgroundWork } from './workers/background.js';
 
 async function main(): Promise<void> {
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const app = await buildApp(ctx, { adminToken });
   const demo = await ctx.operator.bootstrapDemo();
   await app.listen({ host: config.host, port: config.port });
+  const metricsListener = config.metricsAddress ? await serveMetrics(ctx.metrics, config.metricsAddress, app.log) : null;
   const stopWorkers = config.runWorkers ? await startBackgroundWork(ctx, app.log) : async () => {};
 
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
   } else {
     lines.push('  Create keys with the operator API or CLI (npx connect-payments key create --help).');
   }
+  if (metricsListener) lines.push(`  Metrics, without a token: ${metricsListener.url}`);
   if (!config.adminToken) {
     lines.push(`  Operator token for ${base}${ADMIN_PREFIX} (generated; set CONNECT_ADMIN_TOKEN to choose one):`, `    ${adminToken}`);
   }
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
     try {
       await app.close();
+      await metricsListener?.close();
       await stopWorkers();
       await ctx.callers.stop();
       await ctx.webhookTransport.close();

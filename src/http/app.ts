@@ -3,9 +3,11 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
+import { adminMetricsRoutes } from '../routes/admin/metrics.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
 import { capabilitiesRoutes } from '../routes/capabilities.js';
@@ -86,6 +88,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  installRequestMetrics(app, ctx.metrics);
   installJsonBodyParser(app);
   // The API speaks JSON only: other bodies are answered 415 instead of reaching validation as strings.
   app.removeContentTypeParser('text/plain');
@@ -94,7 +97,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     reply.header('x-request-id', request.id);
   });
   app.addHook('preValidation', refuseUnstorableStrings);
-  installErrorHandling(app, docsBaseUrl);
+  installErrorHandling(app, docsBaseUrl, ctx.metrics);
   installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
   const failures = new AuthFailureLimiter(ctx.config.authFailuresPerMinute);
@@ -131,6 +134,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminOrganizationRoutes(admin, ctx);
         adminKeyRoutes(admin, ctx);
         adminWebhookRoutes(admin, ctx);
+        adminMetricsRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
     );

@@ -5,6 +5,7 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { WebhookTransport } from '../providers/webhooks/transport.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
 import type { Balances } from '../use-cases/balances.js';
@@ -42,6 +43,8 @@ export interface AppContext {
   prices: PriceSource;
   payouts: Payouts;
   webhooks: Webhooks;
+  /** This context's own metrics registry (docs/metrics.md). */
+  metrics: Metrics;
   /** How deliveries reach receivers (HTTP, with the live-mode destination rules). */
   webhookTransport: WebhookTransport;
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 import { TooManyFailures } from './auth-failures.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -96,12 +97,14 @@ export function sendError(reply: FastifyReply, docsBaseUrl: string, error: Domai
 }
 
 /** Every failure, from any layer, leaves as the one error envelope. */
-export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string): void {
+export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, metrics: Metrics): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, param, message } = classify(error);
     if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
     if (code === 'rate_limited') {
-      reply.header('retry-after', error instanceof TooManyFailures ? error.retryAfterSeconds : (reply.getHeader('ratelimit-reset') ?? 1));
+      const tooManyFailures = error instanceof TooManyFailures;
+      metrics.rateLimited(tooManyFailures ? 'auth_failures' : 'key');
+      reply.header('retry-after', tooManyFailures ? error.retryAfterSeconds : (reply.getHeader('ratelimit-reset') ?? 1));
     }
     return reply.code(ERROR_HTTP[code].status).send(errorEnvelope(docsBaseUrl, code, message, param));
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Database, Sql } from '../store/database.js';
 import {
   claimIdempotencyKey,
@@ -89,6 +90,7 @@ export class Idempotency {
   constructor(
     private readonly db: Database,
     private readonly docsBaseUrl: string,
+    private readonly metrics: Metrics,
   ) {}
 
   async run(request: FastifyRequest, reply: FastifyReply, operation: Operation): Promise<FastifyReply> {
@@ -97,7 +99,10 @@ export class Idempotency {
     const hash = requestHash(request);
     const earlier = await findIdempotentResponse(this.db, scope);
     const outcome = earlier ? replay(earlier, hash) : await this.execute(reply, scope, hash, operation);
-    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    if (outcome.replayed) {
+      reply.header('idempotent-replayed', 'true');
+      this.metrics.replayed();
+    }
     return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
   }
 

@@ -5,8 +5,17 @@ export interface Sql {
   exec(script: string): Promise<void>;
 }
 
+/** A connection pool's state: connections open, of those idle, and requests waiting for one. */
+export interface PoolState {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
+  /** The pool's state now, for metrics; absent where there is no pool (PGlite runs one session in-process). */
+  connections?(): PoolState;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
   /**

@@ -91,6 +91,7 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
   return {
     kind: 'postgres',
     pool,
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     query: (text, params) => run(pool, text, params),
     exec: async (script) => void (await pool.query(script)),
     async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {

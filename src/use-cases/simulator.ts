@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
 import { convert } from '../domain/valuation.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import { amountRemaining } from '../domain/payment-intents.js';
 import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-chain.js';
@@ -31,6 +32,7 @@ export class DepositSimulator {
     private readonly clock: Clock,
     private readonly prices: PriceSource,
     private readonly priceMaxAgeSeconds: number,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Prices for the credit, fetched before its transaction opens (a price feed is an outside call). */
@@ -44,11 +46,11 @@ export class DepositSimulator {
    */
   async simulateIntentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<IntentView> {
     const prices = await this.creditPrices();
-    return this.db.transaction(async (tx) => {
+    const { view, credit } = await this.db.transaction(async (tx) => {
       const intent = await loadIntent(tx, tenant, intentId, true);
       if (!intent) throw notFound('payment intent');
       // The anchor is completed_at: once completed, a call changes nothing.
-      if (intent.status === 'completed') return intent;
+      if (intent.status === 'completed') return { view: intent, credit: null };
 
       const currency = input.currency ?? intent.currency;
       if (!intent.currencies.includes(currency)) {
@@ -64,13 +66,15 @@ export class DepositSimulator {
 
       const seed = `${intent.id}:${intent.deposit_count + 1}`;
       const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices);
-      return { ...(credited.intent ?? intent), addresses: intent.addresses };
+      return { view: { ...(credited.intent ?? intent), addresses: intent.addresses }, credit: credited };
     });
+    this.count(tenant, credit);
+    return view;
   }
 
   async simulateAddressDeposit(tenant: Tenant, addressId: string, input: { amount: string | number }): Promise<AddressRow> {
     const prices = await this.creditPrices();
-    return this.db.transaction(async (tx) => {
+    const { address, credit } = await this.db.transaction(async (tx) => {
       const address = await findAddress(tx, tenant, addressId, true);
       if (!address) throw notFound('address');
       if (address.payment_intent_id) {
@@ -78,9 +82,15 @@ export class DepositSimulator {
       }
       const amount = this.amountFor(input.amount, null, address.asset, address.network);
       const count = await countDepositsTo(tx, tenant, address.id);
-      await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount, prices);
-      return address;
+      return { address, credit: await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount, prices) };
     });
+    this.count(tenant, credit);
+    return address;
+  }
+
+  /** Counted once committed, so a credit rolled back is not; an on-chain output seen before is not a new credit. */
+  private count(tenant: Tenant, credit: CreditResult | null): void {
+    if (credit && !credit.duplicate) this.metrics.credited(tenant.mode);
   }
 
   private amountFor(given: string | number | undefined, remaining: Decimal | null, asset: string, network: string): Decimal {

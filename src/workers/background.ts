@@ -24,6 +24,7 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
       retrySchedule: config.webhookRetrySchedule,
     },
     log,
+    ctx.metrics,
   );
   await dispatcher.start();
   const stopSweeps = [

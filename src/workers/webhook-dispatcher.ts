@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { retryDelaySeconds, signedHeaders, verdictFor, webhookBody } from '../domain/webhooks.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { WebhookOutcome, WebhookTransport } from '../providers/webhooks/transport.js';
 import type { Database } from '../store/database.js';
 import {
@@ -57,6 +58,8 @@ export class WebhookDispatcher {
     private readonly transport: WebhookTransport,
     private readonly settings: DispatcherSettings,
     private readonly log: FastifyBaseLogger,
+    /** Where attempts are counted; tests that only check deliveries leave it out. */
+    private readonly metrics?: Metrics,
   ) {}
 
   async start(): Promise<void> {
@@ -128,7 +131,10 @@ export class WebhookDispatcher {
     // An attempt that throws still ends in an outcome: a slot that is never given back would shrink the worker.
     void this.attempt(delivery, endpoint)
       .catch((err: unknown) => this.judge(delivery, endpoint, { kind: 'error', error: err instanceof Error ? err.message : String(err) }))
-      .then((outcome) => this.record(outcome));
+      .then((outcome) => {
+        this.metrics?.attempted(outcome.state, delivery.created_at);
+        this.record(outcome);
+      });
   }
 
   private async attempt(delivery: ClaimedDelivery, endpoint: ClaimedEndpoint): Promise<AttemptRecord> {

@@ -1,0 +1,158 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { KeyMode } from '../domain/api-keys.js';
+import type { Database } from '../store/database.js';
+
+const METRIC_PREFIX = 'connect_';
+
+/** Which limit a 429 rate_limited answer came from: a key's budget, or an address's failed authentications. */
+export type RateLimit = 'key' | 'auth_failures';
+export type AttemptOutcome = 'delivered' | 'failed' | 'dead';
+
+let processRegistry: Registry | undefined;
+
+/**
+ * CPU, memory, event loop and GC belong to the process, not to a context: collected once (each collection
+ * starts observers that are never stopped) and shown by every context's registry.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: METRIC_PREFIX });
+  }
+  return processRegistry;
+}
+
+/** Requests and statements: from a cached read to a request that should have timed out. */
+const SECONDS_FAST = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** From a receiver that answers at once to the last retry of the default schedule, about three days later. */
+const SECONDS_DELIVERY = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 7200, 21600, 43200, 86400, 172800, 259200];
+
+/**
+ * One registry per context, never prom-client's global one: tests and several apps in one process each
+ * count their own. The gauges (pool, webhook backlog) are read when scraped.
+ */
+export class Metrics {
+  private readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly statementDuration: Histogram<'kind'>;
+  private readonly idempotencyReplays: Counter;
+  private readonly rateLimitRejections: Counter<'limit'>;
+  private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly webhookDelivery: Histogram;
+  private readonly depositsCredited: Counter<'mode'>;
+
+  constructor(db: Database) {
+    const own = new Registry();
+    const registers = [own];
+    this.httpRequests = new Counter({
+      name: `${METRIC_PREFIX}http_requests_total`,
+      help: 'HTTP requests answered, by method, route pattern (unmatched: no route) and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: `${METRIC_PREFIX}http_request_duration_seconds`,
+      help: 'Time from receiving a request to finishing its answer, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: SECONDS_FAST,
+      registers,
+    });
+    this.statementDuration = new Histogram({
+      name: `${METRIC_PREFIX}db_statement_duration_seconds`,
+      help: 'Database time: kind=query per statement (inside transactions too), kind=transaction per whole transaction.',
+      labelNames: ['kind'],
+      buckets: SECONDS_FAST,
+      registers,
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}db_pool_connections`,
+      help: 'PostgreSQL pool connections by state: in_use, idle, waiting (requests queued for a connection). Absent on PGlite.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const pool = db.connections?.();
+        if (!pool) return;
+        this.set({ state: 'in_use' }, pool.total - pool.idle);
+        this.set({ state: 'idle' }, pool.idle);
+        this.set({ state: 'waiting' }, pool.waiting);
+      },
+    });
+    this.idempotencyReplays = new Counter({
+      name: `${METRIC_PREFIX}idempotency_replays_total`,
+      help: 'IDEM requests answered with the response stored under their Idempotency-Key.',
+      registers,
+    });
+    this.rateLimitRejections = new Counter({
+      name: `${METRIC_PREFIX}rate_limit_rejections_total`,
+      help: "429 rate_limited answers, by limit: key (the key's requests per second), auth_failures (an address's failed authentications).",
+      labelNames: ['limit'],
+      registers,
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}webhook_deliveries_outstanding`,
+      help: 'Webhook deliveries still to be made, in the whole database: pending (not attempted yet), failed (to be retried).',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        let rows: { state: string; count: number }[];
+        try {
+          // The partial index on next_attempt_at IS NOT NULL holds exactly the outstanding rows.
+          rows = await db.query(`SELECT state, count(*)::int AS count FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL GROUP BY state`);
+        } catch {
+          // Without the database the gauge is absent, not stale, and the rest of the scrape still answers.
+          this.reset();
+          return;
+        }
+        this.set({ state: 'pending' }, rows.find((row) => row.state === 'pending')?.count ?? 0);
+        this.set({ state: 'failed' }, rows.find((row) => row.state === 'failed')?.count ?? 0);
+      },
+    });
+    this.webhookAttempts = new Counter({
+      name: `${METRIC_PREFIX}webhook_delivery_attempts_total`,
+      help: 'Webhook delivery attempts made by this process, by outcome: delivered, failed (retried later), dead (no more attempts).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookDelivery = new Histogram({
+      name: `${METRIC_PREFIX}webhook_delivery_seconds`,
+      help: "From an event's creation to its receiver's 2xx, for deliveries this process made.",
+      buckets: SECONDS_DELIVERY,
+      registers,
+    });
+    this.depositsCredited = new Counter({
+      name: `${METRIC_PREFIX}deposits_credited_total`,
+      help: 'Deposits credited (committed), by mode; an on-chain deposit seen again is not counted twice.',
+      labelNames: ['mode'],
+      registers,
+    });
+    this.registry = Registry.merge([processMetrics(), own]);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition of every metric. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  replayed(): void {
+    this.idempotencyReplays.inc();
+  }
+
+  rateLimited(limit: RateLimit): void {
+    this.rateLimitRejections.inc({ limit });
+  }
+
+  credited(mode: KeyMode): void {
+    this.depositsCredited.inc({ mode });
+  }
+
+  attempted(outcome: AttemptOutcome, eventCreatedAt: Date): void {
+    this.webhookAttempts.inc({ outcome });
+    // A business clock ahead of this one (tests move it) must not make a negative latency.
+    if (outcome === 'delivered') this.webhookDelivery.observe(Math.max(0, Date.now() - eventCreatedAt.getTime()) / 1000);
+  }
+}
