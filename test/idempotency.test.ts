@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Caller } from '../src/domain/access.js';
+import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { purgeExpiredIdempotencyRecords } from '../src/store/idempotency.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
@@ -224,5 +226,100 @@ describe('idempotency (POST /addresses): scope, lifetime and concurrency', () =>
     expect(new Set(responses.map((r) => r.body)).size).toBe(1);
     expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(19);
     expect(await addressCount(tenant.organizationId)).toBe(before + 1);
+  });
+});
+
+/**
+ * POST /payment-intents writes the intent, its addresses, its ref_code and the idempotency record with the
+ * answer in one statement, without a transaction (docs/conventions.md, "Idempotency"): the same guarantees.
+ */
+describe('idempotency (POST /payment-intents, the single-statement write)', () => {
+  const intentBody = { amount: '10', currencies: ['USDC', 'ETH'] };
+  const create = (key: string, payload: unknown = intentBody) => t.call(tenant.key, 'POST', '/payment-intents', { body: payload, idempotencyKey: key });
+  const intentsOf = async (organizationId: string) =>
+    (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_intents WHERE organization_id = $1', [organizationId]))[0]!.n;
+
+  it('the answer is the intent as stored: a GET of it returns the same body', async () => {
+    const first = await create(randomUUID(), { ...intentBody, metadata: { order: 'A-1' }, description: 'two' });
+    expect(first.statusCode, first.body).toBe(201);
+    const read = await t.call(tenant.key, 'GET', `/payment-intents/${first.json().id}`);
+    expect(read.json()).toEqual(first.json());
+  });
+
+  it('the same key and body replays the original response verbatim, writing nothing more', async () => {
+    const key = randomUUID();
+    const first = await create(key);
+    const before = await intentsOf(tenant.organizationId);
+    const again = await create(key);
+    expect(again.statusCode).toBe(201);
+    expect(again.body).toBe(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await intentsOf(tenant.organizationId)).toBe(before);
+  });
+
+  it('the same key with a different body is 409 idempotency_conflict', async () => {
+    const key = randomUUID();
+    await create(key);
+    const res = await create(key, { amount: '11', currencies: ['USDC'] });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatchObject({ code: 'idempotency_conflict', param: 'Idempotency-Key' });
+  });
+
+  it('a business error (400) is stored and replayed like a success', async () => {
+    const key = randomUUID();
+    const bad = { amount: '10', currencies: ['DOGE'] };
+    const first = await create(key, bad);
+    expect(first.statusCode).toBe(400);
+    const again = await create(key, bad);
+    expect(again.body).toBe(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('an expired record not yet purged is taken over by a new request', async () => {
+    const key = randomUUID();
+    const first = await create(key);
+    await t.db.query(`UPDATE idempotency_records SET expires_at = now() - interval '1 second' WHERE idempotency_key = $1`, [key]);
+    const reused = await create(key, { amount: '12', currencies: ['USDC'] });
+    expect(reused.statusCode).toBe(201);
+    expect(reused.json().id).not.toBe(first.json().id);
+    expect(reused.json().amount).toBe(12);
+  });
+
+  it('a write that finds the key already claimed (by a request that passed the replay check with it) writes nothing', async () => {
+    const org = await t.tenant();
+    const key = randomUUID();
+    const first = await t.call(org.key, 'POST', '/payment-intents', { body: intentBody, idempotencyKey: key });
+    const caller: Caller = {
+      keyId: randomUUID(),
+      organizationId: org.organizationId,
+      organizationStatus: 'active',
+      organizationSettings: DEFAULT_SETTINGS,
+      mode: 'test',
+      scopes: [],
+      expiresAt: null,
+      revokedAt: null,
+      rateLimitRps: 1000,
+    };
+    const prepared = await t.ctx.paymentIntents.prepare(caller, intentBody);
+    const scope = { organizationId: org.organizationId, mode: 'test' as const, key };
+    const written = await t.ctx.paymentIntents.record(t.db, prepared, () => ({ scope, requestHash: 'other', ttlSeconds: 60, status: 201, body: '{}' }));
+    expect(written).toBe(false);
+    expect(await intentsOf(org.organizationId)).toBe(1);
+    expect((await t.db.query('SELECT 1 FROM ref_codes WHERE payment_intent_id = $1', [prepared.id])).length).toBe(0);
+    expect((await t.db.query('SELECT response_body FROM idempotency_records WHERE idempotency_key = $1', [key]))[0]).toEqual({
+      response_body: first.body,
+    });
+  });
+
+  it.runIf(onPostgres)('20 concurrent requests with one key create one intent and answer the same body', async () => {
+    const org = await t.tenant({ key: { rate_limit_rps: 1000 } });
+    const key = randomUUID();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => t.call(org.key, 'POST', '/payment-intents', { body: intentBody, idempotencyKey: key })),
+    );
+    expect(responses.map((r) => r.statusCode), responses.find((r) => r.statusCode === 500)?.body).toEqual(Array(20).fill(201));
+    expect(new Set(responses.map((r) => r.body)).size).toBe(1);
+    expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(19);
+    expect(await intentsOf(org.organizationId)).toBe(1);
   });
 });

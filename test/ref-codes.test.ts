@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../src/domain/access.js';
 import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { REF_CODE_DRAWS, REF_CODE_RETENTION_DAYS } from '../src/domain/payment-intents.js';
 import { custodyFor } from '../src/providers/custody/index.js';
-import { PaymentIntents } from '../src/use-cases/payment-intents.js';
+import { PaymentIntents, type IntentView } from '../src/use-cases/payment-intents.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { createTenant } from './support/partner.js';
@@ -46,7 +47,14 @@ function intentsDrawing(clock: ManualClock, codes: string[]) {
   });
   const create = async () => {
     const prepared = await intents.prepare(caller, { amount: '10', currencies: ['USDC'] });
-    return t.db.transaction((tx) => intents.record(tx, prepared));
+    let recorded: IntentView | null = null;
+    const written = await intents.record(t.db, prepared, (view) => {
+      recorded = view;
+      const scope = { organizationId: caller.organizationId, mode: caller.mode, key: randomUUID() };
+      return { scope, requestHash: 'h', ttlSeconds: 60, status: 201, body: '{}' };
+    });
+    expect(written).toBe(true);
+    return recorded! as IntentView;
   };
   return { create, drawn };
 }

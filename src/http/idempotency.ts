@@ -6,7 +6,9 @@ import type { Database, Sql } from '../store/database.js';
 import {
   claimIdempotencyKey,
   findIdempotentResponse,
+  heldResponse,
   storeIdempotentResponse,
+  type AnswerClaim,
   type IdempotencyScope,
   type StoredResponse,
 } from '../store/idempotency.js';
@@ -62,6 +64,13 @@ export interface OperationResult {
  */
 export type Operation = () => Promise<(tx: Sql) => Promise<OperationResult>>;
 
+/**
+ * The second step of an IDEM route whose writes fit one statement, which also claims the key and stores
+ * the answer (`claimCte`): no transaction, one round trip. `answer` turns the response into the record to
+ * claim the key with. It resolves false when another request holds the key, having written nothing.
+ */
+export type SingleStatementWrite = (sql: Sql, answer: (status: number, body: unknown) => AnswerClaim) => Promise<boolean>;
+
 interface Outcome {
   replayed: boolean;
   status: number;
@@ -93,12 +102,25 @@ export class Idempotency {
     private readonly metrics: Metrics,
   ) {}
 
-  async run(request: FastifyRequest, reply: FastifyReply, operation: Operation): Promise<FastifyReply> {
+  run(request: FastifyRequest, reply: FastifyReply, operation: Operation): Promise<FastifyReply> {
+    return this.answer(request, reply, (scope, hash) => this.execute(reply, scope, hash, operation));
+  }
+
+  /** The same guarantees as `run`, for an operation whose writes are one statement (`SingleStatementWrite`). */
+  runSingleStatement(request: FastifyRequest, reply: FastifyReply, operation: () => Promise<SingleStatementWrite>): Promise<FastifyReply> {
+    return this.answer(request, reply, (scope, hash) => this.executeSingleStatement(reply, scope, hash, operation));
+  }
+
+  private async answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    execute: (scope: IdempotencyScope, hash: string) => Promise<Outcome>,
+  ): Promise<FastifyReply> {
     const caller = request.caller!;
     const scope: IdempotencyScope = { organizationId: caller.organizationId, mode: caller.mode, key: readIdempotencyKey(request)! };
     const hash = requestHash(request);
     const earlier = await findIdempotentResponse(this.db, scope);
-    const outcome = earlier ? replay(earlier, hash) : await this.execute(reply, scope, hash, operation);
+    const outcome = earlier ? replay(earlier, hash) : await execute(scope, hash);
     if (outcome.replayed) {
       reply.header('idempotent-replayed', 'true');
       this.metrics.replayed();
@@ -129,6 +151,28 @@ export class Idempotency {
       return outcome;
     } catch (error) {
       if (error instanceof StorableFailure) return this.storeFailure(scope, hash, error.failure);
+      if (isStorable(error) && error.code !== 'idempotency_conflict') return this.storeFailure(scope, hash, error);
+      throw error;
+    }
+  }
+
+  private async executeSingleStatement(
+    reply: FastifyReply,
+    scope: IdempotencyScope,
+    hash: string,
+    operation: () => Promise<SingleStatementWrite>,
+  ): Promise<Outcome> {
+    try {
+      const write = await operation();
+      let written: Outcome | null = null;
+      const claimed = await write(this.db, (status, body) => {
+        written = { replayed: false, status, body: reply.code(status).serialize(body) as string };
+        return { scope, requestHash: hash, ttlSeconds: IDEMPOTENCY_TTL_SECONDS, status, body: written.body };
+      });
+      if (claimed) return written!;
+      // The holder's statement committed before ours could decide, so its answer is there to replay.
+      return replay((await heldResponse(this.db, scope))!, hash);
+    } catch (error) {
       if (isStorable(error) && error.code !== 'idempotency_conflict') return this.storeFailure(scope, hash, error);
       throw error;
     }

@@ -22,9 +22,9 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => {
+      idempotency.runSingleStatement(request, reply, async () => {
         const prepared = await paymentIntents.prepare(request.caller!, request.body);
-        return async (tx) => ({ status: 201, body: presentIntent(await paymentIntents.record(tx, prepared), clock.now()) });
+        return (sql, answer) => paymentIntents.record(sql, prepared, (view) => answer(201, presentIntent(view, clock.now())));
       }),
   );
 

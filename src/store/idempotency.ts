@@ -35,12 +35,48 @@ export async function claimIdempotencyKey(
     [scope.organizationId, scope.mode, scope.key, requestHash, ttlSeconds],
   );
   if (claimed.length > 0) return null;
-  const [held] = await tx.query<StoredResponse>(
+  return (await heldResponse(tx, scope))!;
+}
+
+/** The record under the key, whoever wrote it (read after a claim found the key held). */
+export async function heldResponse(sql: Sql, scope: IdempotencyScope): Promise<StoredResponse | null> {
+  const [held] = await sql.query<StoredResponse>(
     `SELECT request_hash, response_status, response_body FROM idempotency_records
      WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3`,
     [scope.organizationId, scope.mode, scope.key],
   );
-  return held!;
+  return held ?? null;
+}
+
+/** A key claimed together with the answer it will replay: the idempotency record of a single-statement write. */
+export interface AnswerClaim {
+  scope: IdempotencyScope;
+  requestHash: string;
+  ttlSeconds: number;
+  status: number;
+  body: string;
+}
+
+/**
+ * The CTE `claim` of a statement that writes an operation and its idempotency record at once: it yields one
+ * row when this statement claimed the key (recording the answer), none when another request holds it. It
+ * claims only if `gate` (a CTE of the same statement) yields a row, and the operation's own CTEs select
+ * `FROM claim`, so the statement writes both or neither. A concurrent claim of the key waits on the unique
+ * index until the holder's statement commits, then yields nothing: the holder's answer is then readable.
+ */
+export function claimCte(claim: AnswerClaim, gate: string, param: (value: unknown) => string): string {
+  const { scope } = claim;
+  return `claim AS (
+       INSERT INTO idempotency_records (organization_id, mode, idempotency_key, request_hash, expires_at, response_status, response_body)
+       SELECT ${param(scope.organizationId)}, ${param(scope.mode)}, ${param(scope.key)}, ${param(claim.requestHash)},
+              now() + make_interval(secs => ${param(claim.ttlSeconds)}), ${param(claim.status)}, ${param(claim.body)}
+       FROM ${gate}
+       ON CONFLICT (organization_id, mode, idempotency_key) DO UPDATE
+         SET request_hash = excluded.request_hash, response_status = excluded.response_status,
+             response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at
+         WHERE idempotency_records.expires_at <= now()
+       RETURNING 1
+     )`;
 }
 
 /** The answer already stored under a live key, read without taking it (before an operation's outside work). */

@@ -1,5 +1,7 @@
 import type { IntentStatus } from '../domain/payment-intents.js';
 import type { Sql } from './database.js';
+import { violates } from './errors.js';
+import { claimCte, type AnswerClaim } from './idempotency.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
@@ -56,29 +58,58 @@ export interface NewIntentAddress {
   memo: string | null;
 }
 
+/** What one attempt to write an intent did: `ref_code_taken` means nothing was written (draw another code). */
+export type IntentWrite = 'written' | 'ref_code_taken' | 'key_held';
+
 /**
- * Inserts the intent and its addresses (in expansion order) in one statement, reserving its ref_code until
- * `refCodeHeldUntil`. A code still reserved for another intent at `now` makes the statement insert nothing
- * and answer null (the caller draws another); a code whose reservation has lapsed is taken over.
+ * Inserts the intent, its addresses (in expansion order) and its idempotency record with the answer, in one
+ * statement, so it needs no transaction of its own; the ref_code is reserved until `refCodeHeldUntil`. A code
+ * still reserved for another intent at `now` makes the statement write nothing; a lapsed one is taken over.
+ * When another request holds the idempotency key, the claim and so the intent are not written, and the
+ * reserved code would name a missing intent: its foreign key aborts the statement, which wrote nothing.
  */
 export async function insertIntent(
-  tx: Sql,
+  sql: Sql,
   intent: NewIntent,
   addresses: NewIntentAddress[],
   refCodeHeldUntil: Date,
   now: Date,
-): Promise<IntentRow | null> {
-  const [row] = await tx.query<IntentRow>(
+  answer: AnswerClaim,
+): Promise<IntentWrite> {
+  const params: unknown[] = [
+    intent.id,
+    intent.organization_id,
+    intent.mode,
+    intent.profile_id,
+    intent.external_ref,
+    intent.ref_code,
+    intent.amount,
+    intent.currency,
+    intent.currencies,
+    intent.description,
+    intent.metadata === null ? null : JSON.stringify(intent.metadata),
+    intent.expires_at,
+    intent.created_at,
+    refCodeHeldUntil,
+    now,
+    addresses.map((a) => a.id),
+    addresses.map((a) => a.asset),
+    addresses.map((a) => a.network),
+    addresses.map((a) => a.address),
+    addresses.map((a) => a.memo),
+  ];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const outcome = await sql.query<{ coded: boolean }>(
     `WITH code AS (
        INSERT INTO ref_codes (code, payment_intent_id, held_until) VALUES ($6, $1, $14)
        ON CONFLICT (code) DO UPDATE SET payment_intent_id = excluded.payment_intent_id, held_until = excluded.held_until
          WHERE ref_codes.held_until <= $15
        RETURNING code
-     ), intent AS (
+     ), ${claimCte(answer, 'code', param)}, intent AS (
        INSERT INTO payment_intents (id, organization_id, mode, profile_id, external_ref, ref_code, amount, currency,
          currencies, description, metadata, status, expires_at, created_at)
-       SELECT $1, $2, $3, $4, $5, code.code, $7, $8, $9, $10, $11, 'pending', $12, $13 FROM code
-       RETURNING ${COLUMNS}
+       SELECT $1, $2, $3, $4, $5, code.code, $7, $8, $9, $10, $11, 'pending', $12, $13 FROM code, claim
+       RETURNING id, organization_id, mode, profile_id, external_ref, created_at
      ), addresses AS (
        INSERT INTO deposit_addresses (id, organization_id, mode, profile_id, external_ref, payment_intent_id, position,
          asset, network, address, memo, created_at)
@@ -87,29 +118,34 @@ export async function insertIntent(
        FROM intent, unnest($16::uuid[], $17::text[], $18::text[], $19::text[], $20::text[])
             WITH ORDINALITY AS a(id, asset, network, address, memo, position)
      )
-     SELECT * FROM intent`,
-    [
-      intent.id,
-      intent.organization_id,
-      intent.mode,
-      intent.profile_id,
-      intent.external_ref,
-      intent.ref_code,
-      intent.amount,
-      intent.currency,
-      intent.currencies,
-      intent.description,
-      intent.metadata === null ? null : JSON.stringify(intent.metadata),
-      intent.expires_at,
-      intent.created_at,
-      refCodeHeldUntil,
-      now,
-      addresses.map((a) => a.id),
-      addresses.map((a) => a.asset),
-      addresses.map((a) => a.network),
-      addresses.map((a) => a.address),
-      addresses.map((a) => a.memo),
-    ],
+     SELECT EXISTS (SELECT FROM code) AS coded`,
+    params,
+  ).catch((error: unknown) => {
+    if (violates(error, 'ref_codes_payment_intent_id_fkey')) return null;
+    throw error;
+  });
+  if (outcome === null) return 'key_held';
+  return outcome[0]!.coded ? 'written' : 'ref_code_taken';
+}
+
+/**
+ * One intent with its addresses in expansion order, in one statement; `lock` holds the intent row (not
+ * its addresses) for the caller's transaction.
+ */
+export async function findIntentWithAddresses(
+  sql: Sql,
+  tenant: Tenant,
+  id: string,
+  lock: boolean,
+): Promise<(IntentRow & { addresses: IntentAddressRow[] }) | null> {
+  const [row] = await sql.query<IntentRow & { addresses: IntentAddressRow[] }>(
+    `SELECT ${COLUMNS}, (
+       SELECT coalesce(json_agg(json_build_object('id', a.id, 'payment_intent_id', a.payment_intent_id, 'asset', a.asset,
+                                         'network', a.network, 'address', a.address) ORDER BY a.position), '[]')
+       FROM deposit_addresses a WHERE a.payment_intent_id = i.id AND a.organization_id = i.organization_id AND a.mode = i.mode
+     ) AS addresses
+     FROM payment_intents i WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
+    [id, tenant.organizationId, tenant.mode],
   );
   return row ?? null;
 }

@@ -77,12 +77,23 @@ function checkDeposit(deposit: IncomingDeposit, address: AddressRow | null, tena
  * `tenant` is the owner the source found the address under; the address must belong to it. The intent row
  * is locked first, so concurrent credits to one intent apply one after another and exactly one of them can
  * complete it; the business clock is read after that lock. A deposit below the pair's catalog minimum is
- * credited like any other: money is never ignored.
+ * credited like any other: money is never ignored. A caller that already holds the intent's lock in `tx`
+ * passes the row it read under it as `lockedIntent`, which saves reading it again.
  */
-export async function creditDeposit(tx: Sql, tenant: Tenant, deposit: IncomingDeposit, clock: Clock, prices: CreditPrices): Promise<CreditResult> {
+export async function creditDeposit(
+  tx: Sql,
+  tenant: Tenant,
+  deposit: IncomingDeposit,
+  clock: Clock,
+  prices: CreditPrices,
+  lockedIntent?: IntentRow,
+): Promise<CreditResult> {
   const address = await findAddress(tx, tenant, deposit.addressId);
   checkDeposit(deposit, address, tenant);
-  const intent = address.payment_intent_id ? await findIntent(tx, tenant, address.payment_intent_id, true) : null;
+  if (lockedIntent && lockedIntent.id !== address.payment_intent_id) {
+    throw new Error(`deposit to address ${address.id} passed with intent ${lockedIntent.id}, which the address does not belong to`);
+  }
+  const intent = lockedIntent ?? (address.payment_intent_id ? await findIntent(tx, tenant, address.payment_intent_id, true) : null);
   // Read after the intent lock: credits that queued on it get times (and event ids) in the order they apply.
   const now = clock.now();
   const counted = intent ? countedToward(intent, address.asset, deposit.amount, prices, now) : null;

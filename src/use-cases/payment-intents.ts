@@ -21,7 +21,8 @@ import type { CustodyProvider } from '../providers/custody/index.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
-import type { IntentAddressRow, IntentRow, NewIntentAddress } from '../store/payment-intents.js';
+import type { IntentAddressRow, IntentRow, NewIntent, NewIntentAddress } from '../store/payment-intents.js';
+import type { AnswerClaim } from '../store/idempotency.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
 import { tenantOf, type Tenant } from '../store/tenancy.js';
 
@@ -36,13 +37,6 @@ export interface CreateIntentInput {
 /** An intent with its deposit addresses in expansion order: what the envelope is made of. */
 export type IntentView = IntentRow & { addresses: IntentAddressRow[] };
 
-/** One intent of the tenant with its addresses; `lock` holds the intent row for the caller's transaction. */
-export async function loadIntent(sql: Sql, tenant: Tenant, id: string, lock = false): Promise<IntentView | null> {
-  const intent = await intents.findIntent(sql, tenant, id, lock);
-  if (!intent) return null;
-  const addresses = await intents.intentAddresses(sql, tenant, [id]);
-  return { ...intent, addresses: addresses.get(id)! };
-}
 
 export function checkExternalRef(externalRef: string | null | undefined): string | null {
   if (externalRef === null || externalRef === undefined) return null;
@@ -137,35 +131,44 @@ export class PaymentIntents {
     };
   }
 
-  /** Step two, in the caller's transaction: the profile, a free ref_code, the intent and its addresses. */
-  async record(tx: Sql, prepared: PreparedIntent): Promise<IntentView> {
+  /**
+   * Step two: the profile, a free ref_code, and in one statement the intent, its addresses and the
+   * idempotency record holding `answer(view)`, the response the intent gives. False: another request holds
+   * the idempotency key, and nothing of this intent was written.
+   */
+  async record(sql: Sql, prepared: PreparedIntent, answer: (view: IntentView) => AnswerClaim): Promise<boolean> {
     const { tenant } = prepared;
-    const profileId = prepared.externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, prepared.externalRef);
+    // Committed on its own: a profile is created on first use, and an end user's first intent is that use.
+    const profileId = prepared.externalRef === null ? null : await ensureProfile(sql, tenant.organizationId, tenant.mode, prepared.externalRef);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + prepared.ttlSeconds * 1000);
     for (let draw = 0; draw < REF_CODE_DRAWS; draw++) {
-      const intent = await intents.insertIntent(
-        tx,
-        {
-          id: prepared.id,
-          organization_id: tenant.organizationId,
-          mode: tenant.mode,
-          profile_id: profileId,
-          external_ref: prepared.externalRef,
-          ref_code: this.drawRefCode(),
-          amount: prepared.amount.toFixed(),
-          currency: prepared.currencies[0]!,
-          currencies: prepared.currencies,
-          description: prepared.description,
-          metadata: prepared.metadata ?? null,
-          expires_at: expiresAt,
-          created_at: now,
-        },
-        prepared.addresses,
-        refCodeHeldUntil(expiresAt),
-        now,
-      );
-      if (intent) return { ...intent, addresses: prepared.addresses.map((a) => ({ ...a, payment_intent_id: prepared.id })) };
+      const intent: NewIntent = {
+        id: prepared.id,
+        organization_id: tenant.organizationId,
+        mode: tenant.mode,
+        profile_id: profileId,
+        external_ref: prepared.externalRef,
+        ref_code: this.drawRefCode(),
+        amount: prepared.amount.toFixed(),
+        currency: prepared.currencies[0]!,
+        currencies: prepared.currencies,
+        description: prepared.description,
+        metadata: prepared.metadata ?? null,
+        expires_at: expiresAt,
+        created_at: now,
+      };
+      const view: IntentView = {
+        ...intent,
+        status: 'pending',
+        amount_received: '0',
+        deposit_count: 0,
+        last_deposit: null,
+        completed_at: null,
+        addresses: prepared.addresses.map((a) => ({ id: a.id, payment_intent_id: prepared.id, asset: a.asset, network: a.network, address: a.address })),
+      };
+      const outcome = await intents.insertIntent(sql, intent, prepared.addresses, refCodeHeldUntil(expiresAt), now, answer(view));
+      if (outcome !== 'ref_code_taken') return outcome === 'written';
     }
     // Only when nearly every code is reserved at once (docs/money-in.md): a 5xx, so a retry may succeed.
     throw new Error(`no free ref_code in ${REF_CODE_DRAWS} draws`);
@@ -174,7 +177,7 @@ export class PaymentIntents {
   /** One intent of the tenant; a malformed id is its own 400, another tenant's intent a plain 404. */
   async get(sql: Sql, tenant: Tenant, id: string): Promise<IntentView> {
     if (!isUuid(id)) throw new DomainError('invalid_payment_intent_id', 'The payment intent id must be a UUID.', 'payment_intent_id');
-    const view = await loadIntent(sql, tenant, id);
+    const view = await intents.findIntentWithAddresses(sql, tenant, id, false);
     if (!view) throw notFound('payment intent', 'payment_intent_id');
     return view;
   }

@@ -9,10 +9,11 @@ import { amountRemaining } from '../domain/payment-intents.js';
 import { simulatedSender, simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
+import { findIntentWithAddresses } from '../store/payment-intents.js';
 import { countDepositsTo } from '../store/transactions.js';
 import type { Tenant } from '../store/tenancy.js';
 import { creditDeposit, type CreditPrices, type CreditResult } from './deposits.js';
-import { loadIntent, type IntentView } from './payment-intents.js';
+import type { IntentView } from './payment-intents.js';
 
 export interface SimulateIntentDeposit {
   amount?: string | number;
@@ -47,7 +48,7 @@ export class DepositSimulator {
   async simulateIntentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<IntentView> {
     const prices = await this.creditPrices();
     const { view, credit } = await this.db.transaction(async (tx) => {
-      const intent = await loadIntent(tx, tenant, intentId, true);
+      const intent = await findIntentWithAddresses(tx, tenant, intentId, true);
       if (!intent) throw notFound('payment intent');
       // The anchor is completed_at: once completed, a call changes nothing.
       if (intent.status === 'completed') return { view: intent, credit: null };
@@ -65,7 +66,7 @@ export class DepositSimulator {
           : this.amountFor(input.amount, null, currency, target.network);
 
       const seed = `${intent.id}:${intent.deposit_count + 1}`;
-      const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices);
+      const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices, intent);
       return { view: { ...(credited.intent ?? intent), addresses: intent.addresses }, credit: credited };
     });
     this.count(tenant, credit);
@@ -123,6 +124,7 @@ export class DepositSimulator {
     seed: string,
     amount: Decimal,
     prices: CreditPrices,
+    lockedIntent?: IntentView,
   ): Promise<CreditResult> {
     const format = this.catalog.addressFormat(address.network);
     return creditDeposit(
@@ -138,6 +140,7 @@ export class DepositSimulator {
       },
       this.clock,
       prices,
+      lockedIntent,
     );
   }
 }
