@@ -6,6 +6,7 @@ import { Cleanup } from './cleanup.js';
 import { describeEnvironment } from './environment.js';
 import { measureTarget, type FixtureTiming, type Measurement, type RunContext, type TargetRun } from './measure.js';
 import { parseOptions, usage, type BenchOptions } from './options.js';
+import { measurePgbench, PGBENCH_STEP, renderPgbench, type PgbenchResult } from './pgbench.js';
 import { createBenchDatabase, type BenchDatabase } from './postgres.js';
 import { checkRedis } from './redis.js';
 import { baselineRequestsPerSecond, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
@@ -24,7 +25,7 @@ const resultsDir = path.join(repoRoot, 'bench', 'results');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), WEBHOOKS_STEP.name];
+  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, WEBHOOKS_STEP.name];
   const options = parseOptions(argv, process.env, targetNames);
   if (options === 'help') {
     process.stdout.write(usage(targetNames));
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   }
   const selected = SERVICE_TARGETS.filter((t) => !options.only || options.only.includes(t.name));
   const webhooksSelected = !options.only || options.only.includes(WEBHOOKS_STEP.name);
+  const pgbenchSelected = !options.only || options.only.includes(PGBENCH_STEP.name);
   // Before anything starts: a run that stops at its redis target would have spent its other targets for nothing.
   if (selected.some((t) => t.redis)) await checkRedis(options.redisUrl);
   const cleanup = new Cleanup();
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   const fixtures: FixtureTiming[] = [];
   let database: BenchDatabase | null = null;
   let webhooks: WebhooksReport | null = null;
+  let pgbench: PgbenchResult[] | null = null;
   try {
     if (selected.some((t) => t.database === 'postgres')) {
       database = await createBenchDatabase(options.postgresUrl);
@@ -56,7 +59,11 @@ async function main(): Promise<void> {
     const runs = [run('bare, before', BARE, database, options, workDir)];
     for (const target of selected) runs.push(run(target.name, target, database, options, workDir));
     for (const targetRun of runs) await measureRun(targetRun, context, measurements, fixtures);
-    // Not an autocannon target: a step of its own, with its own database, before the second baseline.
+    // Not autocannon targets: steps of their own, each with its own database, before the second baseline.
+    if (pgbenchSelected) {
+      process.stderr.write(`${PGBENCH_STEP.name}: ${PGBENCH_STEP.description}\n`);
+      pgbench = await measurePgbench(context);
+    }
     if (webhooksSelected) {
       process.stderr.write(`${WEBHOOKS_STEP.name}: ${WEBHOOKS_STEP.description}\n`);
       webhooks = await measureWebhooks(context);
@@ -77,10 +84,13 @@ async function main(): Promise<void> {
     date: startedAt.toISOString(),
     ...(await describeEnvironment(repoRoot, database?.serverVersion ?? webhooks?.postgresVersion ?? null)),
     options: { ...options, postgresUrl: undefined, redisUrl: undefined }, // the URLs may carry a password
-    targets: Object.fromEntries([BARE, ...selected, ...(webhooks ? [WEBHOOKS_STEP] : [])].map((t) => [t.name, t.description])),
+    targets: Object.fromEntries(
+      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : [])].map((t) => [t.name, t.description]),
+    ),
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
     measurements,
+    ...(pgbench ? { pgbench } : {}),
     ...(webhooks ? { webhooks } : {}),
   };
   // A profiled run is slower throughout: its results stay with its profiles, not in place of the plain figures.
@@ -104,6 +114,7 @@ async function main(): Promise<void> {
       '',
       ...(chained ? [renderChains(measurements), ''] : []),
       ...(fixtures.length > 0 ? [renderFixtures(fixtures), ''] : []),
+      ...(pgbench ? [renderPgbench(pgbench, options.connections), ''] : []),
       ...(webhooks ? [renderWebhooks(webhooks), ''] : []),
       options.profile ? `${renderProfiles(measurements)}\n` : '',
       `Results written to ${resultsFile}`,
