@@ -323,3 +323,31 @@ describe('idempotency (POST /payment-intents, the single-statement write)', () =
     expect(await intentsOf(org.organizationId)).toBe(1);
   });
 });
+
+describe('idempotency (POST /payouts/quote, the single-statement write without a gate)', () => {
+  const quoteBody = { asset: 'USDC', amount: '1', destination: 'So11111111111111111111111111111111111111112' };
+  const quotesOf = async (organizationId: string) =>
+    (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payout_quotes WHERE organization_id = $1', [organizationId]))[0]!.n;
+
+  it('the same key and body replays the quote verbatim, writing no second quote', async () => {
+    const org = await t.tenant();
+    const key = randomUUID();
+    const first = await t.call(org.key, 'POST', '/payouts/quote', { body: quoteBody, idempotencyKey: key });
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await t.call(org.key, 'POST', '/payouts/quote', { body: quoteBody, idempotencyKey: key });
+    expect(again.body).toBe(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await quotesOf(org.organizationId)).toBe(1);
+  });
+
+  it.runIf(onPostgres)('20 concurrent requests with one key store one quote and answer the same body', async () => {
+    const org = await t.tenant({ key: { rate_limit_rps: 1000 } });
+    const key = randomUUID();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => t.call(org.key, 'POST', '/payouts/quote', { body: quoteBody, idempotencyKey: key })),
+    );
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(20).fill(201));
+    expect(new Set(responses.map((r) => r.body)).size).toBe(1);
+    expect(await quotesOf(org.organizationId)).toBe(1);
+  });
+});

@@ -28,9 +28,9 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => {
+      idempotency.runSingleStatement(request, reply, async () => {
         const write = await payouts.prepareQuote(request.caller!, request.body);
-        return async (tx) => ({ status: 201, body: presentQuote(await write(tx)) });
+        return (sql, answer) => write(sql, (view) => answer(201, presentQuote(view)));
       }),
   );
 

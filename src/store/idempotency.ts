@@ -60,17 +60,18 @@ export interface AnswerClaim {
 /**
  * The CTE `claim` of a statement that writes an operation and its idempotency record at once: it yields one
  * row when this statement claimed the key (recording the answer), none when another request holds it. It
- * claims only if `gate` (a CTE of the same statement) yields a row, and the operation's own CTEs select
- * `FROM claim`, so the statement writes both or neither. A concurrent claim of the key waits on the unique
- * index until the holder's statement commits, then yields nothing: the holder's answer is then readable.
+ * claims only if `gate` (a CTE of the same statement) yields a row, when one is named, and the operation's
+ * own CTEs select `FROM claim`, so the statement writes both or neither. A concurrent claim of the key waits
+ * on the unique index until the holder's statement commits, then yields nothing: the holder's answer is
+ * then readable.
  */
-export function claimCte(claim: AnswerClaim, gate: string, param: (value: unknown) => string): string {
+export function claimCte(claim: AnswerClaim, gate: string | null, param: (value: unknown) => string): string {
   const { scope } = claim;
   return `claim AS (
        INSERT INTO idempotency_records (organization_id, mode, idempotency_key, request_hash, expires_at, response_status, response_body)
        SELECT ${param(scope.organizationId)}, ${param(scope.mode)}, ${param(scope.key)}, ${param(claim.requestHash)},
               now() + make_interval(secs => ${param(claim.ttlSeconds)}), ${param(claim.status)}, ${param(claim.body)}
-       FROM ${gate}
+       ${gate === null ? '' : `FROM ${gate}`}
        ON CONFLICT (organization_id, mode, idempotency_key) DO UPDATE
          SET request_hash = excluded.request_hash, response_status = excluded.response_status,
              response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at

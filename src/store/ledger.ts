@@ -166,14 +166,23 @@ async function ensureWorld(tx: Sql, tenant: Tenant, asset: string, network: stri
   return id;
 }
 
-/** What an owner can spend now: the sum of its available shards (read without locking). */
-export async function availableBalance(sql: Sql, tenant: Tenant, owner: Owner): Promise<Decimal> {
-  const [row] = await sql.query<{ balance: string }>(
-    `SELECT coalesce(sum(balance), 0)::text AS balance FROM ledger_accounts
-     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5 AND kind = 'available'`,
-    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network],
+/** What an owner can spend now on each of `networks`: the sum of its available shards (read without locking). */
+export async function availableBalances(
+  sql: Sql,
+  tenant: Tenant,
+  owner: Omit<Owner, 'network'>,
+  networks: readonly string[],
+): Promise<Map<string, Decimal>> {
+  const rows = await sql.query<{ network: string; balance: string }>(
+    `SELECT network, sum(balance)::text AS balance FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = ANY($5::text[])
+       AND kind = 'available'
+     GROUP BY network`,
+    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, networks],
   );
-  return new Decimal(row!.balance);
+  const balances = new Map(networks.map((network) => [network, new Decimal(0)]));
+  for (const row of rows) balances.set(row.network, new Decimal(row.balance));
+  return balances;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { PayoutStatus } from '../domain/payouts.js';
 import type { Sql } from './database.js';
+import { claimCte, type AnswerClaim } from './idempotency.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
@@ -29,30 +30,39 @@ export interface QuoteRow extends PayoutTerms {
 const QUOTE_COLUMNS = `id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount::text AS amount,
   fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds, used_at, expires_at, created_at`;
 
-export async function insertQuote(tx: Sql, quote: Omit<QuoteRow, 'used_at'>): Promise<QuoteRow> {
-  const [row] = await tx.query<QuoteRow>(
-    `INSERT INTO payout_quotes (id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount, fee,
-       user_sends, fee_total_usd, estimated_seconds, expires_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${QUOTE_COLUMNS}`,
-    [
-      quote.id,
-      quote.organization_id,
-      quote.mode,
-      quote.profile_id,
-      quote.external_ref,
-      quote.destination,
-      quote.asset,
-      quote.network,
-      quote.amount,
-      quote.fee,
-      quote.user_sends,
-      quote.fee_total_usd,
-      quote.estimated_seconds,
-      quote.expires_at,
-      quote.created_at,
-    ],
+/**
+ * Inserts the quote and its idempotency record with the answer in one statement (no transaction needed).
+ * False: another request holds the idempotency key, and nothing was written.
+ */
+export async function insertQuote(sql: Sql, quote: Omit<QuoteRow, 'used_at'>, answer: AnswerClaim): Promise<boolean> {
+  const params: unknown[] = [
+    quote.id,
+    quote.organization_id,
+    quote.mode,
+    quote.profile_id,
+    quote.external_ref,
+    quote.destination,
+    quote.asset,
+    quote.network,
+    quote.amount,
+    quote.fee,
+    quote.user_sends,
+    quote.fee_total_usd,
+    quote.estimated_seconds,
+    quote.expires_at,
+    quote.created_at,
+  ];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const [row] = await sql.query<{ claimed: boolean }>(
+    `WITH ${claimCte(answer, null, param)}, quote AS (
+       INSERT INTO payout_quotes (id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount, fee,
+         user_sends, fee_total_usd, estimated_seconds, expires_at, created_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 FROM claim
+     )
+     SELECT EXISTS (SELECT FROM claim) AS claimed`,
+    params,
   );
-  return row!;
+  return row!.claimed;
 }
 
 /** The tenant's quote, locked for this transaction: executions of one quote take turns. */

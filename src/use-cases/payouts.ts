@@ -22,7 +22,8 @@ import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import type { CustodyProvider } from '../providers/custody/index.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database, Sql } from '../store/database.js';
-import { availableBalance, releaseFunds, reserveFunds, settleFunds, type Owner } from '../store/ledger.js';
+import type { AnswerClaim } from '../store/idempotency.js';
+import { availableBalances, releaseFunds, reserveFunds, settleFunds, type Owner } from '../store/ledger.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import * as store from '../store/payouts.js';
 import type { PayoutRow, QuoteRow } from '../store/payouts.js';
@@ -81,9 +82,10 @@ export class Payouts {
 
   /**
    * Step one, outside any transaction: validates the request, prices every network the destination is valid
-   * on and picks the route. Answers the step that stores the quote.
+   * on and picks the route. Answers the step that stores the quote, in one statement with the idempotency
+   * record holding `answer(view)` (false: another request holds the key, nothing was written).
    */
-  async prepareQuote(caller: Caller, input: QuoteInput): Promise<(tx: Sql) => Promise<QuoteView>> {
+  async prepareQuote(caller: Caller, input: QuoteInput): Promise<(sql: Sql, answer: (view: QuoteView) => AnswerClaim) => Promise<boolean>> {
     const tenant = tenantOf(caller);
     const networks = this.catalog.activeNetworks(caller.organizationSettings, input.asset);
     if (networks.length === 0) {
@@ -115,9 +117,10 @@ export class Payouts {
     const cheaper = usable.filter((o) => o.feeUsd.lt(chosen.feeUsd)).sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0];
     const lowestTopUp = [...options].sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0]!;
     const now = this.clock.now();
-    return async (tx) => {
-      const payerId = externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, externalRef);
-      const quote = await store.insertQuote(tx, {
+    return async (sql, answer) => {
+      // Committed on its own: a profile is created on first use, and a quote for an end user is that use.
+      const payerId = externalRef === null ? null : await ensureProfile(sql, tenant.organizationId, tenant.mode, externalRef);
+      const quote: QuoteRow = {
         id: `quote_${randomUUID().replaceAll('-', '')}`,
         organization_id: tenant.organizationId,
         mode: tenant.mode,
@@ -133,14 +136,16 @@ export class Payouts {
         estimated_seconds: chosen.estimatedSeconds,
         expires_at: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
         created_at: now,
-      });
-      return {
+        used_at: null,
+      };
+      const view: QuoteView = {
         quote,
         recommendation: cheaper ? { network: cheaper.network.network, feeUsd: cheaper.feeUsd, savingsUsd: chosen.feeUsd.minus(cheaper.feeUsd) } : null,
         insufficientFunds: chosen.available.lt(userSends)
           ? { needed: userSends.minus(chosen.available), networkWithLowestTopUpFee: lowestTopUp.network.network }
           : null,
       };
+      return store.insertQuote(sql, quote, answer(view));
     };
   }
 
@@ -157,13 +162,13 @@ export class Payouts {
     const snapshot = await this.prices.current();
     const usd = usdPerUnit(asset, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
     if (usd === null) throw new DomainError('price_unavailable', `No fresh ${asset} price to convert the network fee with. Retry shortly.`);
-    return Promise.all(
-      networks.map(async (network) => {
-        const { feeUsd, estimatedSeconds } = this.fees.fee(asset, network.network)!;
-        const available = payer === null ? new Decimal(0) : await availableBalance(this.db, tenant, { profileId: payer.profileId, asset, network: network.network });
-        return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds, available };
-      }),
-    );
+    const balances =
+      payer === null ? null : await availableBalances(this.db, tenant, { profileId: payer.profileId, asset }, networks.map((n) => n.network));
+    return networks.map((network) => {
+      const { feeUsd, estimatedSeconds } = this.fees.fee(asset, network.network)!;
+      const available = balances?.get(network.network) ?? new Decimal(0);
+      return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds, available };
+    });
   }
 
   /** The hinted network; otherwise the cheapest one whose balance covers the payout; otherwise the cheapest. */
