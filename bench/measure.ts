@@ -86,7 +86,8 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
     const fixtureContext: FixtureContext | null = partnerKey ? { baseUrl: server.baseUrl, adminToken, partnerKey, fixture } : null;
     const fixtures: FixtureTiming[] = [];
     const measurements: Measurement[] = [];
-    for (const template of run.target.scenarios) {
+    const wanted = run.target.database === 'none' ? null : context.options.scenario;
+    for (const template of run.target.scenarios.filter((s) => wanted === null || s.name.includes(wanted))) {
       for (const name of template.needs ?? []) {
         if (!fixtureContext || fixtures.some((f) => f.fixture === name)) continue;
         const timing = await createFixture(run.label, name, fixtureContext);
