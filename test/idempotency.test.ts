@@ -5,7 +5,6 @@ import type { Caller } from '../src/domain/access.js';
 import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { purgeExpiredIdempotencyRecords } from '../src/store/idempotency.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
-import { onPostgres } from './support/database.js';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -218,7 +217,7 @@ describe('idempotency (POST /addresses): scope, lifetime and concurrency', () =>
     expect(reused.json().network).toBe('base');
   });
 
-  it.runIf(onPostgres)('20 concurrent requests with one key run the operation once', async () => {
+  it('20 concurrent requests with one key run the operation once', async () => {
     const key = randomUUID();
     const before = await addressCount(tenant.organizationId);
     const responses = await Promise.all(Array.from({ length: 20 }, () => mint(tenant.key, key)));
@@ -311,7 +310,7 @@ describe('idempotency (POST /payment-intents, the single-statement write)', () =
     });
   });
 
-  it.runIf(onPostgres)('20 concurrent requests with one key create one intent and answer the same body', async () => {
+  it('20 concurrent requests with one key create one intent and answer the same body', async () => {
     const org = await t.tenant({ key: { rate_limit_rps: 1000 } });
     const key = randomUUID();
     const responses = await Promise.all(
@@ -340,7 +339,7 @@ describe('idempotency (POST /payouts/quote, the single-statement write without a
     expect(await quotesOf(org.organizationId)).toBe(1);
   });
 
-  it.runIf(onPostgres)('20 concurrent requests with one key store one quote and answer the same body', async () => {
+  it('20 concurrent requests with one key store one quote and answer the same body', async () => {
     const org = await t.tenant({ key: { rate_limit_rps: 1000 } });
     const key = randomUUID();
     const responses = await Promise.all(

@@ -153,10 +153,20 @@ describe('database', () => {
     expect(valueOf(samples, 'connect_db_statement_duration_seconds_count', { kind: 'transaction' })).toBe(1);
   });
 
-  it("the context's database is the timed one: an IDEM request adds a transaction", async () => {
+  it("the context's database is the timed one: an IDEM request in a transaction (POST /addresses) adds one", async () => {
     const tenant = await createTenant(t);
-    const grew = await growth('connect_db_statement_duration_seconds_count', { kind: 'transaction' }, () => createIntent(t, tenant.key));
+    const grew = await growth('connect_db_statement_duration_seconds_count', { kind: 'transaction' }, () => createAddress(t, tenant.key));
     expect(grew).toBe(1);
+  });
+
+  it('a create-intent is two statements (the replay check and the write) and no transaction', async () => {
+    const tenant = await createTenant(t);
+    await t.call(tenant.key, 'GET', '/health'); // the key's first use reads it into the cache
+    const transactions = await growth('connect_db_statement_duration_seconds_count', { kind: 'transaction' }, async () => {
+      const statements = await growth('connect_db_statement_duration_seconds_count', { kind: 'query' }, () => createIntent(t, tenant.key));
+      expect(statements).toBe(2);
+    });
+    expect(transactions).toBe(0);
   });
 
   it.runIf(onPostgres)('pool gauges report connections in use, idle and waiting', async () => {
