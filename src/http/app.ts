@@ -18,6 +18,7 @@ import { payoutRoutes } from '../routes/payouts.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
+import { webRoutes } from '../web/index.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import type { App, AppContext } from './context.js';
@@ -139,6 +140,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
       { prefix: ADMIN_PREFIX },
     );
   });
+
+  await app.register(async (web: App) => webRoutes(web, ctx));
 
   return app;
 }
