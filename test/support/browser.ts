@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import jsQR from 'jsqr';
+import { chromium, type Browser } from 'playwright-core';
+import { PNG } from 'pngjs';
+
+/** Debian's Chromium (or CHROMIUM_PATH): playwright-core drives it and downloads no browser of its own. */
+export const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (candidate): candidate is string => !!candidate && fs.existsSync(candidate),
+);
+
+/** Why browser tests are skipped on this machine, or null when they run. */
+export const NO_BROWSER_REASON = CHROMIUM ? null : 'no Chromium binary (apt-get install chromium, or set CHROMIUM_PATH): browser tests skipped';
+
+export function launchBrowser(): Promise<Browser> {
+  // As root (CI containers) Chromium refuses to start with its sandbox on.
+  return chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+}
+
+/** The text a QR code in a PNG screenshot holds, or null when none can be read. */
+export function decodeQr(png: Buffer): string | null {
+  const image = PNG.sync.read(png);
+  return jsQR(new Uint8ClampedArray(image.data), image.width, image.height)?.data ?? null;
+}
+
+/** Where browser tests write screenshots (git-ignored; CI keeps them as artifacts). */
+export const ARTIFACTS = path.resolve('test-artifacts');
+
+export function artifactPath(name: string): string {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, name);
+}
+
+export const PHONE = { width: 375, height: 812 };
+export const DESKTOP = { width: 1280, height: 900 };
