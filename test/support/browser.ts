@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import jsQR from 'jsqr';
+import { createRequire } from 'node:module';
 import { chromium, type Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
+
+// jsqr is a CommonJS module whose types declare an ES default export; require gives the function itself.
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 
 /** Debian's Chromium (or CHROMIUM_PATH): playwright-core drives it and downloads no browser of its own. */
 export const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
