@@ -141,7 +141,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     );
   });
 
-  await app.register(async (web: App) => webRoutes(web, ctx));
+  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, failures));
 
   return app;
 }
