@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
-import { artifactPath, decodeQr, DESKTOP, launchBrowser, NO_BROWSER_REASON, PHONE } from './support/browser.js';
+import type { Tenant, TestApp } from './support/app.js';
+import { artifactPath, decodeQr, DESKTOP, NO_BROWSER_REASON, PHONE, startBrowserRig, type BrowserRig } from './support/browser.js';
 import { ManualClock } from './support/clock.js';
 import { insertLiveIntent } from './support/pages.js';
 import { createIntent, createTenant, simulate } from './support/partner.js';
@@ -11,6 +11,7 @@ if (NO_BROWSER_REASON) console.warn(NO_BROWSER_REASON);
 const AXE = fs.readFileSync(new URL('../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
 describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () => {
+  let rig: BrowserRig;
   let t: TestApp;
   let tenant: Tenant;
   let clock: ManualClock;
@@ -19,15 +20,11 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
 
   beforeAll(async () => {
     clock = new ManualClock();
-    t = await startTestApp({ pagesRequestsPerSecond: 100_000 }, undefined, { clock });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    rig = await startBrowserRig({ clock });
+    ({ t, base, browser } = rig);
     tenant = await createTenant(t);
-    browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => rig?.close());
 
   async function open(path: string, viewport = DESKTOP, options: { bypassCSP?: boolean; locale?: string } = {}): Promise<Page> {
     const context = await browser.newContext({ viewport, deviceScaleFactor: 2, ...options });

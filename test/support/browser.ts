@@ -3,6 +3,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
+import type { ContextOptions } from '../../src/context.js';
+import { startTestApp, type TestApp } from './app.js';
 
 // jsqr is a CommonJS module whose types declare an ES default export; require gives the function itself.
 const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
@@ -36,3 +38,26 @@ export function artifactPath(name: string): string {
 
 export const PHONE = { width: 375, height: 812 };
 export const DESKTOP = { width: 1280, height: 900 };
+
+/** A test app listening on a free port, and Chromium to visit it. */
+export interface BrowserRig {
+  t: TestApp;
+  base: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startBrowserRig(options: ContextOptions = {}): Promise<BrowserRig> {
+  const t = await startTestApp({ pagesRequestsPerSecond: 100_000 }, undefined, options);
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await launchBrowser();
+  return {
+    t,
+    base,
+    browser,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
+}
