@@ -33,7 +33,7 @@ export interface Config {
   publicUrl: string;
   /** Failed authentications one client address may make per minute before it is answered 429 unseen. */
   authFailuresPerMinute: number;
-  /** Requests per second one client address may make to the public payment pages (and the dashboard's sign-in). */
+  /** Requests per second one client address may make to the public payment pages (page, status, simulate). */
   pagesRequestsPerSecond: number;
   /** Whose X-Forwarded-For to believe for the client address: nobody (false), everybody (true), or these proxies. */
   trustProxy: boolean | string[];
