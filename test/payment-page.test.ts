@@ -38,6 +38,17 @@ describe('GET /pay/{ref_code}', () => {
     expect(res.body.match(/<svg /g)).toHaveLength(intent.addresses.length);
   });
 
+  it('QR codes hold payment URIs: what remains in the primary currency, no amount in the others', async () => {
+    const res = await get(`/pay/${intent.ref_code}`);
+    const qrTexts = [...res.body.matchAll(/data-qr-text="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const base = intent.addresses.findIndex((a) => a.asset === 'USDC' && a.network === 'base');
+    expect(qrTexts[base]).toBe(`ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=${intent.addresses[base]!.address}&uint256=25000000`);
+    const tron = intent.addresses.findIndex((a) => a.network === 'tron');
+    expect(qrTexts[tron]).toBe(intent.addresses[tron]!.address);
+    const usdtSolana = intent.addresses.findIndex((a) => a.asset === 'USDT' && a.network === 'solana');
+    expect(qrTexts[usdtSolana]).toBe(`solana:${intent.addresses[usdtSolana]!.address}?spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB`);
+  });
+
   it('is the same page by intent id (for embedding), which any site may frame; the ref_code page none', async () => {
     const byId = await get(`/pay/i/${intent.id}`);
     expect(byId.statusCode).toBe(200);

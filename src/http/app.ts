@@ -31,9 +31,10 @@ import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
-/** Never logged: credentials, idempotency keys, webhook signing secrets. */
+/** Never logged: credentials (the dashboard's session cookie too), idempotency keys, webhook signing secrets. */
 export const LOG_REDACTIONS = [
   'req.headers.authorization',
+  'req.headers.cookie',
   'req.headers["idempotency-key"]',
   'key',
   '*.key',

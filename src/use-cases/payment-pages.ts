@@ -86,22 +86,21 @@ export class PaymentPages {
       sandbox: intent.mode === 'test',
       status,
       addresses: rows.map((row) => {
-        const pair = this.catalog.pair(row.asset, row.network)!;
-        const network = this.catalog.network(row.network)!;
-        return {
-          asset: row.asset,
-          network: row.network,
-          networkName: network.name,
-          address: row.address,
-          qrText: paymentUri({
-            network: row.network,
-            addressFormat: network.address_format,
-            address: row.address,
-            tokenContract: pair.token_contract,
-            decimals: pair.decimals,
-            amount: row.asset === intent.currency ? due : null,
-          }),
-        };
+        const pair = this.catalog.pair(row.asset, row.network);
+        const network = this.catalog.network(row.network);
+        // A pair since removed from the catalog still has its address shown, as a bare address.
+        const qrText =
+          pair && network
+            ? paymentUri({
+                network: row.network,
+                addressFormat: network.address_format,
+                address: row.address,
+                tokenContract: pair.token_contract,
+                decimals: pair.decimals,
+                amount: row.asset === intent.currency ? due : null,
+              })
+            : row.address;
+        return { asset: row.asset, network: row.network, networkName: network?.name ?? row.network, address: row.address, qrText };
       }),
     };
   }
