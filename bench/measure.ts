@@ -96,7 +96,7 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
       }
       const key = template.organization === 'profiles' ? fixture.profiles_key : partnerKey;
       const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-      const scenario = { ...template, path: template.path.replace('{intent_id}', fixture.intent_id) };
+      const scenario = { ...template, path: template.path.replace('{intent_id}', fixture.intent_id).replace('{ref_code}', fixture.ref_code) };
       const measurement = await measureScenario(run, scenario, server, headers, fixture, context);
       const unit = measurement.chain ? 'pairs/s' : 'req/s';
       process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} ${unit}\n`);

@@ -43,6 +43,8 @@ export interface FollowUp {
  */
 export interface Fixture {
   intent_id: string;
+  /** The hosted page's identifier of `intent_id`. */
+  ref_code: string;
   intent_ids: string[];
   profiles_key: string;
 }
@@ -100,6 +102,16 @@ export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
     body: JSON.stringify({ amount: '0.01' }),
     needs: ['intents'],
   },
+];
+
+/**
+ * The hosted payment page (issue 13), what end users hit hardest: server-rendered HTML with one QR code per
+ * address (USDC on five networks). No key: the targets lift the per-address limit (every request of a run
+ * comes from one address).
+ */
+export const PAGE_SCENARIOS: readonly Scenario[] = [
+  { name: 'GET /pay/{ref_code} (hosted payment page, 5 addresses)', method: 'GET', path: '/pay/{ref_code}', needs: ['intents'] },
+  { name: 'GET /pay/i/{id}/status (its live status)', method: 'GET', path: '/pay/i/{intent_id}/status', needs: ['intents'] },
 ];
 
 /** A valid Solana address (the wrapped-SOL mint), so USDC pays out on Solana, its cheapest network. */

@@ -35,7 +35,7 @@ export interface FixtureSpec {
   create(context: FixtureContext): Promise<void>;
 }
 
-export const emptyFixture = (): Fixture => ({ intent_id: '', intent_ids: [], profiles_key: '' });
+export const emptyFixture = (): Fixture => ({ intent_id: '', ref_code: '', intent_ids: [], profiles_key: '' });
 
 /** Fixtures by name; the sizes here are what the report's descriptions say. */
 export const FIXTURES: Record<FixtureName, FixtureSpec> = {
@@ -62,13 +62,14 @@ export const FIXTURES: Record<FixtureName, FixtureSpec> = {
 async function createIntents({ baseUrl, partnerKey, fixture }: FixtureContext): Promise<void> {
   const intentIds: string[] = [];
   for (let i = 0; i < 64; i++) {
-    const intent = await post<{ id: string }>(
+    const intent = await post<{ id: string; ref_code: string }>(
       `${baseUrl}/connect/v1/payment-intents`,
       partnerKey,
       { amount: '100000000', currencies: ['USDC'] },
       { 'idempotency-key': randomUUID() },
     );
     intentIds.push(intent.id);
+    if (i === 0) fixture.ref_code = intent.ref_code;
   }
   for (let i = 0; i < 60; i++) {
     await post(`${baseUrl}/connect/v1/test/payment-intents/${intentIds[0]}/simulate-deposit`, partnerKey, { amount: '0.01' });

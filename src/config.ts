@@ -33,6 +33,8 @@ export interface Config {
   publicUrl: string;
   /** Failed authentications one client address may make per minute before it is answered 429 unseen. */
   authFailuresPerMinute: number;
+  /** Requests per second one client address may make to the public payment pages (page, status, simulate). */
+  pagesRequestsPerSecond: number;
   /** Whose X-Forwarded-For to believe for the client address: nobody (false), everybody (true), or these proxies. */
   trustProxy: boolean | string[];
   /** Where `/metrics` is served without a token (a private network's scraper); unset: only /admin/v1/metrics. */
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogFile: env.CONNECT_CATALOG_FILE || undefined,
     publicUrl: (env.CONNECT_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8080}`).replace(/\/+$/, ''),
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),
+    pagesRequestsPerSecond: positiveInteger('CONNECT_PAGES_RPS_PER_ADDRESS', env.CONNECT_PAGES_RPS_PER_ADDRESS, 20),
     trustProxy: trustProxy(env.CONNECT_TRUST_PROXY),
     metricsAddress: listenAddress('CONNECT_METRICS_ADDRESS', env.CONNECT_METRICS_ADDRESS),
     pricesFile: env.CONNECT_PRICES_FILE || undefined,

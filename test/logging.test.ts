@@ -80,6 +80,23 @@ describe('operations: logs and request ids', () => {
   });
 });
 
+describe('the dashboard in logs', () => {
+  it('neither the operator token typed in, a wrong one, nor the session cookie is ever logged', async () => {
+    const signIn = (token: string) =>
+      logged.inject({
+        method: 'POST',
+        url: '/admin/sign-in',
+        payload: new URLSearchParams({ token }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    expect((await signIn('wrong-token-typed-by-someone')).statusCode).toBe(401);
+    const session = String((await signIn(ADMIN_TOKEN)).headers['set-cookie']).split(';')[0]!;
+    expect((await logged.inject({ method: 'GET', url: '/admin/organizations', headers: { cookie: session } })).statusCode).toBe(200);
+    const all = lines.join('\n');
+    for (const secret of [ADMIN_TOKEN, 'wrong-token-typed-by-someone', session.split('=')[1]!]) expect(all).not.toContain(secret);
+  });
+});
+
 describe('webhook secrets and destinations in logs', () => {
   it('configuring and rotating an endpoint, and failing deliveries to it, log neither the secret nor the URL path or query', async () => {
     const tenant = await t.tenant({ key: { rate_limit_rps: 100_000 } });

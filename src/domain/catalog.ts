@@ -106,6 +106,10 @@ export class Catalog {
     return this.data.assets.find((a) => a.code === asset)?.networks.find((n) => n.network === network);
   }
 
+  network(code: string): Network | undefined {
+    return this.data.networks.find((n) => n.code === code);
+  }
+
   addressFormat(network: string): Network['address_format'] {
     return this.data.networks.find((n) => n.code === network)!.address_format;
   }

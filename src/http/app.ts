@@ -18,6 +18,7 @@ import { payoutRoutes } from '../routes/payouts.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
+import { webRoutes } from '../web/index.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import type { App, AppContext } from './context.js';
@@ -30,9 +31,10 @@ import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
-/** Never logged: credentials, idempotency keys, webhook signing secrets. */
+/** Never logged: credentials (the dashboard's session cookie too), idempotency keys, webhook signing secrets. */
 export const LOG_REDACTIONS = [
   'req.headers.authorization',
+  'req.headers.cookie',
   'req.headers["idempotency-key"]',
   'key',
   '*.key',
@@ -139,6 +141,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
       { prefix: ADMIN_PREFIX },
     );
   });
+
+  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, failures));
 
   return app;
 }

@@ -8,7 +8,7 @@ import { routeNotFound } from './error-handler.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { CallerCache } from './caller-cache.js';
-import type { KeyRateLimiter } from './rate-limit.js';
+import { enforce, type KeyRateLimiter } from './rate-limit.js';
 import { refuseDuplicatedHeaders } from './request-guards.js';
 
 /** RFC 7235: the scheme is case-insensitive. */
@@ -62,13 +62,7 @@ export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimi
     await failures.check(request.ip);
     const caller = await verified(await callers.find(hashApiKey(token)), clock.now(), failures, request);
 
-    const budget = await limiter.consume(caller.keyId, caller.rateLimitRps);
-    reply.header('ratelimit-limit', budget.limit);
-    reply.header('ratelimit-remaining', budget.remaining);
-    reply.header('ratelimit-reset', budget.resetSeconds);
-    if (!budget.allowed) {
-      throw new DomainError('rate_limited', `Too many requests: this key allows ${budget.limit} per second. Retry after ${budget.resetSeconds} s.`);
-    }
+    enforce(reply, await limiter.consume(caller.keyId, caller.rateLimitRps), 'this key');
 
     checkAuthorization(caller, contract);
     request.caller = caller;

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { FastifyReply } from 'fastify';
+import { DomainError } from '../domain/errors.js';
 import { openRedis, type RedisLog } from '../store/redis.js';
 
 export interface RateLimitDecision {
@@ -98,4 +100,14 @@ function decision(allowed: boolean, limit: number, res: RateLimiterRes): RateLim
     remaining: Math.max(0, res.remainingPoints),
     resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
   };
+}
+
+/** The RateLimit-* headers of a decision; a refusal becomes 429 `rate_limited` (with Retry-After, from the reset). */
+export function enforce(reply: FastifyReply, budget: RateLimitDecision, who: string): void {
+  reply.header('ratelimit-limit', budget.limit);
+  reply.header('ratelimit-remaining', budget.remaining);
+  reply.header('ratelimit-reset', budget.resetSeconds);
+  if (!budget.allowed) {
+    throw new DomainError('rate_limited', `Too many requests: ${who} allows ${budget.limit} per second. Retry after ${budget.resetSeconds} s.`);
+  }
 }

@@ -219,3 +219,17 @@ export function claimDueForExpiry(tx: Sql, now: Date, limit: number): Promise<In
     [now, limit],
   );
 }
+
+/**
+ * The intent a public page names, by its ref_code or by its id, of any tenant: only while its code is still
+ * reserved for it (a retired code names nothing, even before another intent takes it over).
+ */
+export async function findPublicIntent(sql: Sql, by: { refCode: string } | { id: string }, now: Date): Promise<IntentRow | null> {
+  const [row] = await sql.query<IntentRow>(
+    'refCode' in by
+      ? `SELECT ${COLUMNS} FROM payment_intents i WHERE id = (SELECT payment_intent_id FROM ref_codes r WHERE r.code = $1 AND r.held_until > $2)`
+      : `SELECT ${COLUMNS} FROM payment_intents i WHERE id = $1 AND EXISTS (SELECT 1 FROM ref_codes r WHERE r.code = i.ref_code AND r.payment_intent_id = i.id AND r.held_until > $2)`,
+    ['refCode' in by ? by.refCode : by.id, now],
+  );
+  return row ?? null;
+}

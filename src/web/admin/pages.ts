@@ -1,0 +1,73 @@
+import { html, type Fragment, type SafeHtml } from '../html.js';
+import { layout } from '../layout.js';
+
+export const DASHBOARD = '/admin';
+
+/** What every signed-in page needs: its stylesheet and the session's CSRF token for its forms. */
+export interface PageContext {
+  stylesheet: string;
+  csrf: string;
+  /** The business clock's time, for states decided at read time (an intent past expiry is expired). */
+  now: Date;
+}
+
+export function dashboardPage(ctx: PageContext, title: string, body: Fragment): SafeHtml {
+  return layout({
+    lang: 'en',
+    title: `${title} · Connect Payments`,
+    stylesheet: ctx.stylesheet,
+    body: html`<header class="topbar">
+  <a class="brand" href="${DASHBOARD}/overview">Connect Payments · operator</a>
+  <nav aria-label="Dashboard"><a href="${DASHBOARD}/overview">Overview</a> <a href="${DASHBOARD}/organizations">Organizations</a></nav>
+  ${actionButton(ctx, `${DASHBOARD}/sign-out`, 'Sign out', 'link')}
+</header>
+<main class="dashboard">
+<h1>${title}</h1>
+${body}
+</main>`,
+  });
+}
+
+export function signInPage(stylesheet: string, problem: string | null): SafeHtml {
+  return layout({
+    lang: 'en',
+    title: 'Sign in · Connect Payments',
+    stylesheet,
+    body: html`<main class="dashboard sign-in">
+<h1>Operator sign-in</h1>
+${problem ? html`<p class="problem" role="alert">${problem}</p>` : null}
+<form method="post" action="${DASHBOARD}/sign-in">
+  <label for="token">Operator token</label>
+  <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+  <button type="submit">Sign in</button>
+</form>
+</main>`,
+  });
+}
+
+/** A POST form of one button, carrying the session's CSRF token (and any hidden fields). */
+export function actionButton(ctx: PageContext, action: string, label: string, style: 'button' | 'link' = 'button', fields: Record<string, string> = {}): SafeHtml {
+  return html`<form method="post" action="${action}" class="inline">
+<input type="hidden" name="_csrf" value="${ctx.csrf}">
+${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="${style}">${label}</button></form>`;
+}
+
+export interface Column<Row> {
+  label: string;
+  cell: (row: Row) => Fragment;
+  numeric?: boolean;
+}
+
+/** A table of rows, and a link to the next page when there is one (the API's cursors, passed along). */
+export function table<Row>(caption: string, columns: Column<Row>[], rows: Row[], next: string | null = null): SafeHtml {
+  if (rows.length === 0) return html`<p class="empty">No ${caption.toLowerCase()} yet.</p>`;
+  return html`<div class="table-wrap"><table>
+<caption>${caption}</caption>
+<thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : null}>${c.label}</th>`)}</tr></thead>
+<tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : null}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
+</table></div>
+${next ? html`<p class="pager"><a href="${next}" rel="next">Next page</a></p>` : null}`;
+}
+
+export const time = (at: Date | null) => (at ? html`<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 19)}</time>` : '—');

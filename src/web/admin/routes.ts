@@ -1,0 +1,173 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyMode } from '../../domain/api-keys.js';
+import { DomainError, notFound } from '../../domain/errors.js';
+import { ORGANIZATION_STATUSES, type OrganizationStatus } from '../../domain/organizations.js';
+import type { AuthFailureLimiter } from '../../http/auth-failures.js';
+import type { App, AppContext } from '../../http/context.js';
+import { ERROR_HTTP } from '../../http/error-codes.js';
+import { dailyDepositVolume } from '../../store/volume.js';
+import { html } from '../html.js';
+import { pageHeaders, type StaticAssets } from '../static-assets.js';
+import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
+import { DASHBOARD, dashboardPage, signInPage, table, time, type PageContext } from './pages.js';
+import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
+import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
+
+type Form = Record<string, string>;
+type Query = { cursor?: string; limit?: string; mode?: string };
+
+const MODES: readonly KeyMode[] = ['test', 'live'];
+const modeOf = (value: unknown): KeyMode => {
+  if (!MODES.includes(value as KeyMode)) throw notFound('mode');
+  return value as KeyMode;
+};
+
+/**
+ * The operator dashboard: server-rendered pages over the operator's use cases (the same ones as /admin/v1 and
+ * the CLI). Signed in with the operator token; the session is a signed HttpOnly SameSite=Strict cookie, and
+ * every form carries the session's CSRF token, checked before any change.
+ */
+export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSessions, failures: AuthFailureLimiter, assets: StaticAssets): void {
+  const { operator, webhooks, cursors, db, clock, config } = ctx;
+  const stylesheet = assets.url('admin.css');
+  const sessionOf = new WeakMap<FastifyRequest, Session>();
+  const secure = (request: FastifyRequest) => request.protocol === 'https' || config.publicUrl.startsWith('https:');
+  const send = (reply: FastifyReply, markup: { value: string }, status = 200) => reply.code(status).headers(pageHeaders()).send(markup.value);
+  const pageContext = (request: FastifyRequest): PageContext => ({ stylesheet, csrf: sessions.csrfToken(sessionOf.get(request)!), now: clock.now() });
+
+  // Forms post URL-encoded bodies; only the dashboard accepts them.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  app.setErrorHandler((error: Error, request, reply) => {
+    const known = error instanceof DomainError ? ERROR_HTTP[error.code] : undefined;
+    if (!known) request.log.error({ err: error }, 'dashboard request failed');
+    const status = known?.status ?? 500;
+    const message = known ? error.message : 'Something went wrong on our side.';
+    if (!sessionOf.has(request)) return send(reply, signInPage(stylesheet, message), status);
+    return send(reply, dashboardPage(pageContext(request), `Error ${status}`, html`<p class="problem" role="alert">${message}</p>`), status);
+  });
+
+  app.get(DASHBOARD, async (_request, reply) => reply.redirect(`${DASHBOARD}/overview`, 303));
+
+  app.get(`${DASHBOARD}/sign-in`, async (_request, reply) => send(reply, signInPage(stylesheet, null)));
+
+  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, async (request, reply) => {
+    await failures.check(request.ip);
+    if (!sessions.isOperatorToken(String(request.body?.token ?? ''))) {
+      await failures.record(request.ip);
+      return send(reply, signInPage(stylesheet, 'That is not the operator token.'), 401);
+    }
+    reply.header('set-cookie', sessionCookie(sessions.open(new Date()), secure(request)));
+    return reply.redirect(`${DASHBOARD}/overview`, 303);
+  });
+
+  app.register(async (signedIn: App) => {
+    signedIn.addHook('onRequest', async (request, reply) => {
+      const session = sessions.verify(cookieValue(request.headers.cookie, SESSION_COOKIE), new Date());
+      if (!session) return reply.redirect(`${DASHBOARD}/sign-in`, 303);
+      sessionOf.set(request, session);
+    });
+    signedIn.addHook('preHandler', async (request) => {
+      if (request.method === 'POST' && !sessions.isCsrfToken(sessionOf.get(request)!, (request.body as Form | undefined)?._csrf)) {
+        throw new DomainError('forbidden_scope', 'This form is stale or did not come from the dashboard; reload the page and try again.');
+      }
+    });
+
+    signedIn.post(`${DASHBOARD}/sign-out`, async (request, reply) => {
+      reply.header('set-cookie', sessionCookie('', secure(request), 0));
+      return reply.redirect(`${DASHBOARD}/sign-in`, 303);
+    });
+
+    signedIn.get<{ Querystring: Query }>(`${DASHBOARD}/overview`, async (request, reply) => {
+      const mode = request.query.mode === undefined ? 'live' : modeOf(request.query.mode);
+      const days = chartDays(clock.now());
+      const rows = await dailyDepositVolume(db, mode, new Date(`${days[0]}T00:00:00Z`));
+      const other = mode === 'live' ? 'test' : 'live';
+      return send(
+        reply,
+        dashboardPage(
+          pageContext(request),
+          'Overview',
+          html`<h2>Daily deposit volume per asset, last ${CHART_DAYS} days (${mode === 'live' ? 'live' : 'sandbox'})</h2>
+<p><a href="?mode=${other}">Show ${other === 'live' ? 'live' : 'sandbox'}</a></p>
+${volumeCharts(rows, days)}`,
+        ),
+      );
+    });
+
+    signedIn.get<{ Querystring: Query }>(`${DASHBOARD}/organizations`, async (request, reply) => {
+      const list = 'organizations';
+      const page = await operator.listOrganizations(cursors.pageRequest(list, request.query));
+      const next = cursors.envelope(list, page, (row) => row).cursor;
+      return send(
+        reply,
+        dashboardPage(
+          pageContext(request),
+          'Organizations',
+          table(
+            'Organizations',
+            [
+              { label: 'Name', cell: (o) => html`<a href="${DASHBOARD}/organizations/${o.id}">${o.name}</a>` },
+              { label: 'Status', cell: (o) => o.status },
+              { label: 'Id', cell: (o) => html`<code>${o.id}</code>` },
+              { label: 'Created', cell: (o) => time(o.created_at) },
+            ],
+            page.rows,
+            next && `?cursor=${encodeURIComponent(next)}`,
+          ),
+        ),
+      );
+    });
+
+    signedIn.get<{ Params: { id: string }; Querystring: Query }>(`${DASHBOARD}/organizations/:id`, async (request, reply) => {
+      const organization = await operator.getOrganization(request.params.id);
+      const keyList = `keys:${organization.id}`;
+      const keys = await operator.listApiKeys(organization.id, cursors.pageRequest(keyList, request.query));
+      const tenants = MODES.map((mode) => ({ organizationId: organization.id, mode }));
+      const balances = await Promise.all(tenants.map((tenant) => ctx.balances.ofTenant(db, tenant)));
+      const nextKeys = cursors.envelope(keyList, keys, (row) => row).cursor;
+      return send(reply, organizationPage(pageContext(request), organization, keys.rows, nextKeys, balances));
+    });
+
+    signedIn.get<{ Params: { id: string; mode: string; list: string }; Querystring: Query }>(
+      `${DASHBOARD}/organizations/:id/:mode/:list`,
+      async (request, reply) => {
+        const list = Object.hasOwn(LISTS, request.params.list) ? LISTS[request.params.list]! : null;
+        if (!list) throw notFound('list');
+        const organization = await operator.getOrganization(request.params.id);
+        const mode = modeOf(request.params.mode);
+        const view = pageContext(request);
+        return send(reply, listPage(view, organization, mode, list, await list.show(ctx, view, organization, mode, request.query)));
+      },
+    );
+
+    signedIn.post<{ Params: { id: string }; Body: Form }>(`${DASHBOARD}/organizations/:id/status`, async (request, reply) => {
+      const status = request.body.status as OrganizationStatus;
+      if (!ORGANIZATION_STATUSES.includes(status)) throw new DomainError('invalid_request', 'Unknown organization status.', 'status');
+      await operator.updateOrganization(request.params.id, { status });
+      return reply.redirect(`${DASHBOARD}/organizations/${request.params.id}`, 303);
+    });
+
+    signedIn.post<{ Params: { id: string } }>(`${DASHBOARD}/keys/:id/rotate`, async (request, reply) =>
+      send(reply, keyCreatedPage(pageContext(request), await operator.rotateApiKey(request.params.id))),
+    );
+
+    signedIn.post<{ Params: { id: string } }>(`${DASHBOARD}/keys/:id/revoke`, async (request, reply) => {
+      const key = await operator.revokeApiKey(request.params.id);
+      return reply.redirect(`${DASHBOARD}/organizations/${key.organization_id}`, 303);
+    });
+
+    // The partner's replay (POST /events/{id}/replay) on the operator's behalf: one fresh delivery of the event.
+    signedIn.post<{ Params: { id: string; mode: string; event: string } }>(
+      `${DASHBOARD}/organizations/:id/:mode/events/:event/replay`,
+      async (request, reply) => {
+        const organization = await operator.getOrganization(request.params.id);
+        const tenant = { organizationId: organization.id, mode: modeOf(request.params.mode) };
+        await db.transaction((tx) => webhooks.replay(tx, tenant, request.params.event));
+        return reply.redirect(`${DASHBOARD}/organizations/${organization.id}/${tenant.mode}/deliveries`, 303);
+      },
+    );
+  });
+}

@@ -1,0 +1,76 @@
+// The hosted payment page's behaviour: countdown, live status (polling the page's small status route),
+// copy buttons and, in sandbox only, the "simulate payment" button. Amounts are shown as the server sends
+// them (decimal strings); nothing is computed with them here.
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('pay-data').textContent);
+  var messages = data.messages;
+  var POLL_MS = 2000;
+  var skewMs = Date.parse(data.serverNow) - Date.now();
+  var statusBox = document.getElementById('status');
+  var statusText = document.getElementById('status-text');
+  var countdown = document.getElementById('countdown');
+  var simulateButton = document.getElementById('simulate');
+  var feedback = document.getElementById('copy-feedback');
+  var current = data.status;
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (_, name) { return values[name] || ''; });
+  }
+
+  function isOpen(state) { return state === 'waiting' || state === 'partial'; }
+
+  function render(status) {
+    current = status;
+    var values = { received: status.amount_received, remaining: status.amount_remaining, currency: status.currency };
+    var template = status.state === 'expired' && status.amount_received !== '0' ? messages.expiredWithCredit : messages[status.state];
+    if (statusBox.getAttribute('data-state') !== status.state || statusText.textContent !== fill(template, values)) {
+      statusBox.setAttribute('data-state', status.state);
+      statusText.textContent = fill(template, values);
+    }
+    countdown.parentElement.hidden = !isOpen(status.state);
+    if (simulateButton) simulateButton.hidden = !isOpen(status.state);
+  }
+
+  function pad(n) { return n < 10 ? '0' + n : String(n); }
+
+  function tick() {
+    var left = Math.max(0, Math.floor((Date.parse(current.expires_at) - (Date.now() + skewMs)) / 1000));
+    var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+    countdown.textContent = (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(s);
+  }
+
+  function poll() {
+    if (!isOpen(current.state)) return;
+    fetch(data.statusUrl, { headers: { accept: 'application/json' }, cache: 'no-store' })
+      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (status) { if (status) render(status); })
+      .catch(function () { /* the next poll tries again */ })
+      .then(function () { setTimeout(poll, POLL_MS); });
+  }
+
+  document.querySelectorAll('button.copy').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var text = document.getElementById(button.getAttribute('data-copy')).textContent;
+      var done = function () { feedback.textContent = messages.copied; };
+      var failed = function () { feedback.textContent = messages.copyFailed; };
+      if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, failed);
+      else failed();
+    });
+  });
+
+  if (simulateButton && data.simulateUrl) {
+    simulateButton.addEventListener('click', function () {
+      simulateButton.disabled = true;
+      simulateButton.textContent = messages.simulating;
+      fetch(data.simulateUrl, { method: 'POST' })
+        .then(function (res) { if (!res.ok) throw new Error(String(res.status)); return res.json(); })
+        .then(render, function () { feedback.textContent = messages.simulateFailed; })
+        .then(function () { simulateButton.disabled = false; simulateButton.textContent = messages.simulate; });
+    });
+  }
+
+  tick();
+  setInterval(tick, 1000);
+  setTimeout(poll, POLL_MS);
+})();

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../domain/errors.js';
+import type { App, AppContext } from '../http/context.js';
+import { enforce } from '../http/rate-limit.js';
+import type { PageLookup, PaymentPages } from '../use-cases/payment-pages.js';
+import { chooseLanguage } from './i18n.js';
+import { notFoundPage, payPage } from './pay-page.js';
+import { qrSvg } from './qr.js';
+import { pageHeaders, type StaticAssets } from './static-assets.js';
+
+export const PAY_PREFIX = '/pay';
+const statusUrl = (id: string) => `${PAY_PREFIX}/i/${id}/status`;
+const simulateUrl = (id: string) => `${PAY_PREFIX}/i/${id}/simulate`;
+
+type Lang = { Querystring: { lang?: string } };
+
+/**
+ * The hosted payment page, public: `/pay/{ref_code}` for people, `/pay/i/{payment_intent_id}` for embedding
+ * (that one may be framed by any site; the ref_code page by none), its status for the page's script, and the
+ * sandbox-only "simulate payment" button. Every request counts against its client address.
+ */
+export function payRoutes(app: App, { limiter, clock, config }: AppContext, pages: PaymentPages, assets: StaticAssets): void {
+  app.addHook('onRequest', async (request, reply) => {
+    enforce(reply, await limiter.consume(`page:${request.ip}`, config.pagesRequestsPerSecond), 'this address');
+  });
+  const stylesheet = assets.url('pay.css');
+
+  const page = async (request: FastifyRequest<Lang>, reply: FastifyReply, lookup: PageLookup, framing: "'none'" | '*') => {
+    const lang = chooseLanguage(request.query.lang, request.headers['accept-language']);
+    reply.headers({ ...pageHeaders(framing), 'content-language': lang, vary: 'accept-language' });
+    const view = await pages.view(lookup);
+    if (!view) return reply.code(404).send(notFoundPage(lang, stylesheet).value);
+    const qrCodes = await Promise.all(view.addresses.map((a) => qrSvg(a.qrText)));
+    return payPage({
+      view,
+      lang,
+      qrCodes,
+      statusUrl: statusUrl(view.id),
+      simulateUrl: simulateUrl(view.id),
+      now: clock.now(),
+      assets: { stylesheet, script: assets.url('pay.js') },
+    }).value;
+  };
+
+  app.get<{ Params: { ref_code: string } } & Lang>(`${PAY_PREFIX}/:ref_code`, { schema: { hide: true } }, (request, reply) =>
+    page(request, reply, { refCode: request.params.ref_code }, "'none'"),
+  );
+  app.get<{ Params: { id: string } } & Lang>(`${PAY_PREFIX}/i/:id`, { schema: { hide: true } }, (request, reply) =>
+    page(request, reply, { id: request.params.id }, '*'),
+  );
+
+  app.get<{ Params: { id: string } }>(`${PAY_PREFIX}/i/:id/status`, { schema: { hide: true } }, async (request, reply) => {
+    const status = await pages.status({ id: request.params.id });
+    if (!status) throw notFound('payment intent');
+    return reply.header('cache-control', 'no-store').send(status);
+  });
+
+  app.post<{ Params: { id: string } }>(`${PAY_PREFIX}/i/:id/simulate`, { schema: { hide: true } }, async (request) =>
+    pages.simulate(request.params.id),
+  );
+}

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { createIntent, createTenant, errorOf, getIntent, simulate, type IntentEnvelope } from './support/partner.js';
+import { remainingOf, untilFirst429 } from './support/rate-limit.js';
+import { insertLiveIntent, statusPath } from './support/pages.js';
+
+let t: TestApp;
+let tenant: Tenant;
+beforeAll(async () => {
+  t = await startTestApp({ pagesRequestsPerSecond: 100_000 });
+  tenant = await createTenant(t);
+});
+afterAll(() => t.close());
+
+const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+const secretIntent = () =>
+  createIntent(t, tenant.key, {
+    amount: '25',
+    currencies: ['USDC', 'USDT'],
+    external_ref: 'user-secret-ref',
+    description: 'internal-description',
+    metadata: { order: 'secret-order-42' },
+  });
+
+describe('GET /pay/{ref_code}', () => {
+  let intent: IntentEnvelope;
+  beforeAll(async () => {
+    intent = await secretIntent();
+  });
+
+  it('shows the amount, and every address of the intent with its QR code', async () => {
+    const res = await get(`/pay/${intent.ref_code}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('Pay 25 USDC');
+    const shown = [...res.body.matchAll(/<code class="address" id="address-\d+">([^<]+)<\/code>/g)].map((m) => m[1]);
+    expect(shown).toEqual(intent.addresses.map((a) => a.address));
+    expect(res.body.match(/<svg /g)).toHaveLength(intent.addresses.length);
+  });
+
+  it('QR codes hold payment URIs: what remains in the primary currency, no amount in the others', async () => {
+    const res = await get(`/pay/${intent.ref_code}`);
+    const qrTexts = [...res.body.matchAll(/data-qr-text="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const base = intent.addresses.findIndex((a) => a.asset === 'USDC' && a.network === 'base');
+    expect(qrTexts[base]).toBe(`ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=${intent.addresses[base]!.address}&uint256=25000000`);
+    const tron = intent.addresses.findIndex((a) => a.network === 'tron');
+    expect(qrTexts[tron]).toBe(intent.addresses[tron]!.address);
+    const usdtSolana = intent.addresses.findIndex((a) => a.asset === 'USDT' && a.network === 'solana');
+    expect(qrTexts[usdtSolana]).toBe(`solana:${intent.addresses[usdtSolana]!.address}?spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB`);
+  });
+
+  it('is the same page by intent id (for embedding), which any site may frame; the ref_code page none', async () => {
+    const byId = await get(`/pay/i/${intent.id}`);
+    expect(byId.statusCode).toBe(200);
+    expect(byId.body).toContain(intent.ref_code);
+    expect(byId.headers['content-security-policy']).toContain('frame-ancestors *');
+    expect((await get(`/pay/${intent.ref_code}`)).headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+
+  it('leaks no partner data: no metadata, external_ref or description, in the page or its status', async () => {
+    for (const res of [await get(`/pay/${intent.ref_code}`), await get(statusPath(intent.id))]) {
+      for (const secret of ['user-secret-ref', 'secret-order-42', 'internal-description', tenant.organizationId]) {
+        expect(res.body).not.toContain(secret);
+      }
+    }
+  });
+
+  it('allows only its own origin: a Content-Security-Policy with no third party, no inline script', async () => {
+    const res = await get(`/pay/${intent.ref_code}`);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    // Every script and stylesheet the page loads is served by the service itself.
+    const sources = [...res.body.matchAll(/(?:src|href)="([^"]+\.(?:js|css)[^"]*)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThanOrEqual(2);
+    for (const source of sources) {
+      expect(source.startsWith('/static/')).toBe(true);
+      expect((await get(source)).statusCode).toBe(200);
+    }
+    // The only script element without src holds data (JSON), which browsers do not execute.
+    expect(res.body.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual(['<script type="application/json" id="pay-data">']);
+  });
+
+  it('speaks Spanish to a Spanish browser, and the ?lang= switch overrides the header', async () => {
+    const spanish = await get(`/pay/${intent.ref_code}`, { 'accept-language': 'es-PE,es;q=0.9,en;q=0.5' });
+    expect(spanish.body).toContain('<html lang="es">');
+    expect(spanish.body).toContain('Pagar 25 USDC');
+    expect(spanish.body).toContain('href="?lang=en"');
+    const english = await get(`/pay/${intent.ref_code}?lang=en`, { 'accept-language': 'es' });
+    expect(english.body).toContain('<html lang="en">');
+  });
+});
+
+describe('the status route', () => {
+  it('holds only what the page shows, and follows the intent: waiting, partially paid, completed', async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '10' });
+    const status = async () => (await get(statusPath(intent.id))).json() as Record<string, string>;
+    const first = await status();
+    expect(Object.keys(first).sort()).toEqual(['amount', 'amount_received', 'amount_remaining', 'currency', 'expires_at', 'state']);
+    expect(first).toMatchObject({ state: 'waiting', amount: '10', amount_received: '0', amount_remaining: '10', currency: 'USDC' });
+    await simulate(t, tenant.key, intent.id, { amount: '4' });
+    expect(await status()).toMatchObject({ state: 'partial', amount_received: '4', amount_remaining: '6' });
+    await simulate(t, tenant.key, intent.id);
+    expect(await status()).toMatchObject({ state: 'completed', amount_remaining: '0' });
+  });
+});
+
+describe('sandbox and live pages', () => {
+  it('a sandbox page has the test-mode banner and the simulate button, which pays what remains', async () => {
+    const intent = await createIntent(t, tenant.key);
+    const page = await get(`/pay/${intent.ref_code}`);
+    expect(page.body).toContain('class="test-banner"');
+    expect(page.body).toContain('id="simulate"');
+    const res = await t.app.inject({ method: 'POST', url: `/pay/i/${intent.id}/simulate` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ state: 'completed' });
+    expect((await getIntent(t, tenant.key, intent.id)).status).toBe('completed');
+  });
+
+  it('a live page has neither, and its intent cannot be simulated from outside (404, as if no such route)', async () => {
+    const live = await insertLiveIntent(t);
+    const page = await get(`/pay/${live.ref_code}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(live.addresses[0]!.address);
+    expect(page.body).not.toContain('test-banner');
+    expect(page.body).not.toContain('id="simulate"');
+    const res = await t.app.inject({ method: 'POST', url: `/pay/i/${live.id}/simulate` });
+    expect(res.statusCode).toBe(404);
+    expect((await get(statusPath(live.id))).json()).toMatchObject({ state: 'waiting', amount_received: '0' });
+  });
+
+  it("a suspended organization's sandbox intent cannot be paid from its page", async () => {
+    const suspended = await createTenant(t);
+    const intent = await createIntent(t, suspended.key);
+    await t.admin('PATCH', `/organizations/${suspended.organizationId}`, { status: 'suspended' });
+    const res = await t.app.inject({ method: 'POST', url: `/pay/i/${intent.id}/simulate` });
+    expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('unknown pages', () => {
+  it('an unknown, malformed or retired ref_code gets the friendly 404 page, in the visitor language', async () => {
+    const intent = await createIntent(t, tenant.key);
+    await t.db.query(`UPDATE ref_codes SET held_until = now() - interval '1 second' WHERE code = $1`, [intent.ref_code]);
+    for (const path of ['/pay/ZZZZZ', '/pay/not-a-code', `/pay/${intent.ref_code}`, `/pay/i/${intent.id}`, '/pay/i/42']) {
+      const res = await get(path, { 'accept-language': 'es' });
+      expect(res.statusCode, path).toBe(404);
+      expect(res.headers['content-type'], path).toBe('text/html; charset=utf-8');
+      expect(res.body, path).toContain('Pago no encontrado');
+    }
+    expect((await get(statusPath(intent.id))).statusCode).toBe(404);
+  });
+});
+
+describe('rate limit per client address', () => {
+  it('past the budget of one address the page and its status answer 429 with Retry-After; another address is not affected', async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 3 }, t.testDb);
+    try {
+      const intent = await createIntent(t, tenant.key);
+      const from = (remoteAddress: string) => limited.app.inject({ method: 'GET', url: statusPath(intent.id), remoteAddress });
+      const responses = await untilFirst429(() => from('203.0.113.7'));
+      expect(remainingOf(responses.slice(-4, -1))).toEqual(['2', '1', '0']);
+      expect(responses.at(-1)!.headers['retry-after']).toBe('1');
+      expect(errorOf(responses.at(-1)!).code).toBe('rate_limited');
+      expect((await from('203.0.113.8')).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { Decimal } from '../../src/domain/money.js';
+import type { IntentView } from '../../src/use-cases/payment-intents.js';
+import type { TestApp } from './app.js';
+
+/** The public status route of an intent's page. */
+export const statusPath = (id: string) => `/pay/i/${id}/status`;
+
+/**
+ * A live intent, written through the second step of intent creation (`PaymentIntents.record`, which calls no
+ * custody; its idempotency record is a throwaway): live custody answers 503 until a real integration lands, and the page must still be tested live.
+ */
+export async function insertLiveIntent(t: TestApp, address = '0x52908400098527886E0F7030069857D2E4169EE7'): Promise<IntentView> {
+  const organization = await t.ctx.operator.createOrganization({ name: 'Live tenant', status: 'active' });
+  let view: IntentView | null = null;
+  const written = await t.ctx.paymentIntents.record(
+    t.db,
+    {
+      id: randomUUID(),
+      tenant: { organizationId: organization.id, mode: 'live' },
+      externalRef: null,
+      amount: new Decimal('25'),
+      currencies: ['USDC'],
+      description: null,
+      metadata: null,
+      ttlSeconds: 3600,
+      addresses: [{ id: randomUUID(), asset: 'USDC', network: 'base', address, memo: null }],
+    },
+    (recorded) => {
+      view = recorded;
+      const scope = { organizationId: organization.id, mode: 'live' as const, key: randomUUID() };
+      return { scope, requestHash: 'fixture', ttlSeconds: 60, status: 201, body: '{}' };
+    },
+  );
+  if (!written) throw new Error('the live intent fixture was not written');
+  return view!;
+}
