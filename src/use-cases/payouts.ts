@@ -85,7 +85,7 @@ export class Payouts {
    */
   async prepareQuote(caller: Caller, input: QuoteInput): Promise<(tx: Sql) => Promise<QuoteView>> {
     const tenant = tenantOf(caller);
-    const networks = this.catalog.activeNetworks(caller.organizationSettings, input.asset);
+    const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
     if (networks.length === 0) {
       throw new DomainError('catalog_invalid', `${input.asset} is not an asset this organization can use; see GET /capabilities.`, 'asset');
     }

@@ -33,6 +33,11 @@ export interface PayoutRequest {
 
 /** Where deposit addresses come from and payouts go out: the one seam between the service and whoever holds the keys. */
 export interface CustodyProvider {
+  /**
+   * The networks it can serve (mint addresses on, with a watcher crediting them): `all`, or these. For live
+   * keys, the catalog offers only these networks.
+   */
+  readonly networks: 'all' | ReadonlySet<string>;
   createDepositAddress(request: DepositAddressRequest): Promise<DepositAddress>;
   /** False: payouts cannot be sent at all, and executing one is refused before anything is reserved. */
   readonly payoutsEnabled: boolean;

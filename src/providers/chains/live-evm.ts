@@ -1,0 +1,23 @@
+import type { EvmConfig } from '../../config.js';
+import type { Catalog } from '../../domain/catalog.js';
+import { EvmXpub } from './evm-xpub.js';
+
+/** The live EVM setup a deployment runs with: the xpub and the networks that have a JSON-RPC endpoint. */
+export interface LiveEvm {
+  xpub: EvmXpub;
+  /** Network code → JSON-RPC URL. */
+  rpcUrls: ReadonlyMap<string, string>;
+}
+
+/** Checks the EVM settings against the catalog at start; null when no network is configured (live EVM is off). */
+export function liveEvmFrom(config: EvmConfig, catalog: Catalog): LiveEvm | null {
+  const networks = Object.keys(config.rpcUrls);
+  if (networks.length === 0 || config.xpub === undefined) return null;
+  for (const network of networks) {
+    const entry = catalog.data.networks.find((n) => n.code === network);
+    const variable = `CONNECT_EVM_RPC_${network.toUpperCase().replaceAll('-', '_')}`;
+    if (!entry) throw new Error(`${variable} names ${network}, which is not a network of the catalog`);
+    if (entry.address_format !== 'evm') throw new Error(`${variable}: ${network} is not an EVM network (its addresses are ${entry.address_format})`);
+  }
+  return { xpub: EvmXpub.parse(config.xpub), rpcUrls: new Map(Object.entries(config.rpcUrls)) };
+}
