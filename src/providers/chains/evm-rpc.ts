@@ -1,4 +1,4 @@
-import { BlockNotFoundError, createPublicClient, http, parseAbiItem, type PublicClient } from 'viem';
+import { BlockNotFoundError, createPublicClient, getAddress, http, parseAbiItem, type PublicClient } from 'viem';
 
 export interface EvmTransfer {
   blockNumber: bigint;
@@ -6,7 +6,7 @@ export interface EvmTransfer {
   txHash: string;
   /** The log's index for a token transfer; 0 for a native transfer (see chain_deposits in migration 009). */
   outputIndex: number;
-  /** Null for the network's native asset. */
+  /** Null for the network's native asset. Addresses are EIP-55 cased. */
   token: string | null;
   from: string;
   to: string;
@@ -52,7 +52,7 @@ export function rpcChainReader(url: string): EvmChainReader {
           parentHash: block.parentHash,
           nativeTransfers: block.transactions
             .filter((t) => t.to !== null && t.value > 0n)
-            .map((t) => ({ blockNumber: number, blockHash: block.hash, txHash: t.hash, outputIndex: 0, token: null, from: t.from, to: t.to!, value: t.value })),
+            .map((t) => ({ blockNumber: number, blockHash: block.hash, txHash: t.hash, outputIndex: 0, token: null, from: getAddress(t.from), to: getAddress(t.to!), value: t.value })),
         };
       } catch (error) {
         if (error instanceof BlockNotFoundError) return null;
