@@ -78,7 +78,11 @@ export interface EvmConfig {
   batchBlocks: number;
   /** Blocks below the cursor whose hashes are kept to detect reorganizations; a deeper one stops the watcher. */
   reorgWindow: number;
+  /** The hot wallet that signs live payouts: a key (given, or in a file), or a remote signer; null: no live payouts. */
+  signer: EvmSignerConfig | null;
 }
+
+export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: string; address: string };
 
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
 
@@ -155,6 +159,19 @@ function evmRpcUrls(env: NodeJS.ProcessEnv): Record<string, string> {
   return urls;
 }
 
+function evmSigner(env: NodeJS.ProcessEnv): EvmSignerConfig | null {
+  const given = (['CONNECT_EVM_SIGNER_KEY', 'CONNECT_EVM_SIGNER_KEY_FILE', 'CONNECT_EVM_SIGNER_URL'] as const).filter((name) => env[name]);
+  if (given.length > 1) throw new Error(`Set one of ${given.join(', ')}: they are alternative signers of live payouts`);
+  if (env.CONNECT_EVM_SIGNER_KEY) return { key: env.CONNECT_EVM_SIGNER_KEY };
+  if (env.CONNECT_EVM_SIGNER_KEY_FILE) return { keyFile: env.CONNECT_EVM_SIGNER_KEY_FILE };
+  if (!env.CONNECT_EVM_SIGNER_URL) return null;
+  const url = httpUrl('CONNECT_EVM_SIGNER_URL', env.CONNECT_EVM_SIGNER_URL)!;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(env.CONNECT_EVM_SIGNER_ADDRESS ?? '')) {
+    throw new Error('CONNECT_EVM_SIGNER_URL needs CONNECT_EVM_SIGNER_ADDRESS, the 0x address of the key the signer holds');
+  }
+  return { url, address: env.CONNECT_EVM_SIGNER_ADDRESS! };
+}
+
 function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
   const rpcUrls = evmRpcUrls(env);
   const xpub = env.CONNECT_EVM_XPUB || undefined;
@@ -167,6 +184,7 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
     pollSeconds: positiveInteger('CONNECT_EVM_POLL_SECONDS', env.CONNECT_EVM_POLL_SECONDS, 5),
     batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
     reorgWindow: positiveInteger('CONNECT_EVM_REORG_WINDOW', env.CONNECT_EVM_REORG_WINDOW, 512),
+    signer: evmSigner(env),
   };
 }
 

@@ -17,6 +17,7 @@ import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
 import type { KeyMode } from './domain/api-keys.js';
 import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
+import { EvmPayouts } from './providers/custody/evm-payouts.js';
 import { liveEvmCustody } from './providers/custody/live-evm-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { Addresses } from './use-cases/addresses.js';
@@ -79,7 +80,8 @@ export async function createContext(config: Config, database: Database, options:
   const clock = options.clock ?? systemClock;
   const fullCatalog = Catalog.load(config.catalogFile);
   const liveEvm = liveEvmFrom(config.evm, fullCatalog);
-  const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()));
+  const evmPayouts = liveEvm?.signer ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer) : null;
+  const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts);
   const custody = options.custodyFor ?? (liveEvmProvider ? (mode: KeyMode) => (mode === 'live' ? liveEvmProvider : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
   const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);

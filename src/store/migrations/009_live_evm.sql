@@ -60,3 +60,29 @@ CREATE INDEX chain_deposits_block_idx ON chain_deposits (network, block_number) 
 -- Watchers look their transfers' recipients up by network and address, case-insensitively (EIP-55 case is
 -- only a checksum).
 CREATE INDEX deposit_addresses_live_idx ON deposit_addresses (network, lower(address)) WHERE mode = 'live';
+
+-- Live EVM payouts from the hot wallet. Nonces are handed out here, under the row lock of the wallet's counter,
+-- so concurrent payouts (from any instance) never share one. A nonce whose transaction the node refused is
+-- released (payout_id null) and is the next one handed out, so none is skipped either.
+CREATE TABLE evm_nonces (
+  network       text NOT NULL,
+  from_address  text NOT NULL,
+  next_nonce    bigint NOT NULL CHECK (next_nonce >= 0),
+  PRIMARY KEY (network, from_address)
+);
+
+CREATE TABLE evm_payout_txs (
+  id            bigserial PRIMARY KEY,
+  network       text NOT NULL,
+  from_address  text NOT NULL,
+  nonce         bigint NOT NULL CHECK (nonce >= 0),
+  payout_id     uuid REFERENCES payouts (id),
+  -- The signed transaction as broadcast (sent again as it is when the first answer was lost).
+  raw           text,
+  tx_hash       text,
+  status        text NOT NULL CHECK (status IN ('allocated', 'signed', 'broadcast', 'released')),
+  updated_at    timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (network, from_address, nonce),
+  CHECK ((status = 'released') = (payout_id IS NULL))
+);
+CREATE UNIQUE INDEX evm_payout_txs_payout_idx ON evm_payout_txs (payout_id) WHERE payout_id IS NOT NULL;

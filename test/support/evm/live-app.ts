@@ -15,9 +15,16 @@ import type { Anvil } from './anvil.js';
 /** Confirmations every pair of a watched network needs in these tests. */
 export const TEST_CONFIRMATIONS = 3;
 
-/** The account xpub (m/44'/60'/0') of the development mnemonic: its addresses are anvil's funded accounts. */
-export const TEST_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync('test test test test test test test test test test test junk')).derive("m/44'/60'/0'")
+/**
+ * The second account's xpub (m/44'/60'/1') of the development mnemonic, so that no deposit address is one of
+ * anvil's funded accounts (m/44'/60'/0'/0/i), which tests use as payer and hot wallet.
+ */
+export const TEST_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync('test test test test test test test test test test test junk')).derive("m/44'/60'/1'")
   .publicExtendedKey;
+
+/** Anvil's development account 1, funded with 10,000 ETH: the hot wallet that signs live payouts in tests. */
+export const HOT_WALLET_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+export const HOT_WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 export interface WatchedNetwork {
   network: string;
@@ -56,6 +63,7 @@ export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['
         pollSeconds: 1,
         batchBlocks: 50,
         reorgWindow: 64,
+        signer: { key: HOT_WALLET_KEY },
       },
     },
     existing,
