@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { Catalog } from '../src/domain/catalog.js';
 import { liveEvmFrom } from '../src/providers/chains/live-evm.js';
-import { TEST_XPUB } from './support/evm/live-app.js';
+import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
 
 const catalog = Catalog.load();
 const RPC_WITH_KEY = 'https://eth-mainnet.example.com/v2/secret-api-key';
@@ -41,5 +41,23 @@ describe('live EVM settings', () => {
   it('an extended private key in CONNECT_EVM_XPUB is refused at start', () => {
     const xprv = 'xprv9s21ZrQH143K31xYSDQpPDxsXRTUcvj2iNHm5NUtrGiGG5e2DtALGdso3pGz6ssrdK4PFmM8NSpSBHNqPqm55Qn3LqFtT2emdEXVYsCzC2U';
     expect(() => liveEvmFrom(loadConfig({ CONNECT_EVM_XPUB: xprv, CONNECT_EVM_RPC_ETHEREUM: RPC_WITH_KEY }).evm, catalog)).toThrow(/PRIVATE key/);
+  });
+
+  it('one signer at most: a key, a key file, or a remote signer URL with its address', () => {
+    expect(loadConfig({}).evm.signer).toBeNull();
+    expect(loadConfig({ CONNECT_EVM_SIGNER_KEY_FILE: '/run/secrets/hot' }).evm.signer).toEqual({ keyFile: '/run/secrets/hot' });
+    expect(loadConfig({ CONNECT_EVM_SIGNER_URL: 'http://signer:9000', CONNECT_EVM_SIGNER_ADDRESS: HOT_WALLET }).evm.signer).toEqual({
+      url: 'http://signer:9000',
+      address: HOT_WALLET,
+    });
+    expect(() => loadConfig({ CONNECT_EVM_SIGNER_KEY: HOT_WALLET_KEY, CONNECT_EVM_SIGNER_KEY_FILE: '/k' })).toThrow(
+      'Set one of CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE: they are alternative signers',
+    );
+    expect(() => loadConfig({ CONNECT_EVM_SIGNER_URL: 'http://signer:9000' })).toThrow('CONNECT_EVM_SIGNER_URL needs CONNECT_EVM_SIGNER_ADDRESS');
+  });
+
+  it('a malformed signer key is refused at start without being echoed', () => {
+    const config = loadConfig({ CONNECT_EVM_XPUB: TEST_XPUB, CONNECT_EVM_RPC_ETHEREUM: RPC_WITH_KEY, CONNECT_EVM_SIGNER_KEY: '0xsecret-not-a-key' });
+    expect(() => liveEvmFrom(config.evm, catalog)).toThrow(/^The EVM signer key must be 0x followed by 64 hex digits$/);
   });
 });
