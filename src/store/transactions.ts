@@ -39,6 +39,23 @@ export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'fee' |
   output_index: number;
 };
 
+/** A deposit's values in the order both inserts list their columns ($2 to $14). */
+const depositValues = (d: Omit<NewDeposit, 'counted_amount'>) => [
+  d.organization_id,
+  d.mode,
+  d.profile_id,
+  d.external_ref,
+  d.asset,
+  d.network,
+  d.amount,
+  d.from_address,
+  d.to_address,
+  d.tx_hash,
+  d.output_index,
+  d.address_id,
+  d.payment_intent_id,
+];
+
 /**
  * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
  * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency. A row a
@@ -53,24 +70,7 @@ export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Pr
        SET status = 'confirmed', counted_amount = excluded.counted_amount, completed_at = excluded.completed_at
        WHERE transactions.status = 'pending' AND transactions.organization_id = excluded.organization_id AND transactions.mode = excluded.mode
      RETURNING ${COLUMNS}`,
-    [
-      randomUUID(),
-      deposit.organization_id,
-      deposit.mode,
-      deposit.profile_id,
-      deposit.external_ref,
-      deposit.asset,
-      deposit.network,
-      deposit.amount,
-      deposit.from_address,
-      deposit.to_address,
-      deposit.tx_hash,
-      deposit.output_index,
-      deposit.address_id,
-      deposit.payment_intent_id,
-      now,
-      deposit.counted_amount,
-    ],
+    [randomUUID(), ...depositValues(deposit), now, deposit.counted_amount],
   );
   return row ?? null;
 }
@@ -87,23 +87,7 @@ export async function insertPendingDeposit(tx: Sql, deposit: Omit<NewDeposit, 'c
      ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO UPDATE SET status = 'pending'
        WHERE transactions.status = 'failed' AND transactions.organization_id = excluded.organization_id AND transactions.mode = excluded.mode
      RETURNING id`,
-    [
-      randomUUID(),
-      deposit.organization_id,
-      deposit.mode,
-      deposit.profile_id,
-      deposit.external_ref,
-      deposit.asset,
-      deposit.network,
-      deposit.amount,
-      deposit.from_address,
-      deposit.to_address,
-      deposit.tx_hash,
-      deposit.output_index,
-      deposit.address_id,
-      deposit.payment_intent_id,
-      now,
-    ],
+    [randomUUID(), ...depositValues(deposit), now],
   );
   if (!row) throw new Error(`deposit ${deposit.network}/${deposit.tx_hash}/${deposit.output_index} is already recorded and not failed`);
   return row.id;
