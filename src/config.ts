@@ -65,7 +65,28 @@ export interface Config {
   webhookEndpointConcurrency: number;
   /** Seconds between checks for due work when no notification came (LISTEN/NOTIFY is the fast path). */
   webhookPollSeconds: number;
+  /** The live path on EVM networks (docs/live-evm.md). */
+  evm: EvmConfig;
 }
+
+export interface EvmConfig {
+  /** The operator's BIP-32 extended public key of the EVM account; every live EVM deposit address derives from it. */
+  xpub: string | undefined;
+  /** JSON-RPC endpoint per catalog network code; a network is live only with one. */
+  rpcUrls: Readonly<Record<string, string>>;
+  /** Seconds between chain watcher ticks. */
+  pollSeconds: number;
+  /** Blocks one watcher tick reads at most. */
+  batchBlocks: number;
+  /** Blocks below the cursor whose hashes are kept to detect reorganizations; a deeper one stops the watcher. */
+  reorgWindow: number;
+  /** The hot wallet that signs live payouts: a key (given, or in a file), or a remote signer; null: no live payouts. */
+  signer: EvmSignerConfig | null;
+}
+
+export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: string; address: string };
+
+const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
 
 export interface ListenAddress {
   host: string;
@@ -125,6 +146,48 @@ function listenAddress(name: string, raw: string | undefined): ListenAddress | u
   const port = Number(match?.[3]);
   if (!match || port > 65535) throw new Error(`${name} must be host:port (or [ipv6]:port), got "${raw}"`);
   return { host: (match[1] ?? match[2])!, port };
+}
+
+/** `CONNECT_EVM_RPC_<NETWORK>` (the catalog code in capitals, `-` as `_`) → network code → URL. */
+function evmRpcUrls(env: NodeJS.ProcessEnv): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(EVM_RPC_PREFIX) || !raw) continue;
+    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+    // Not echoed: RPC URLs often carry an API key.
+    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) JSON-RPC URL`);
+    urls[name.slice(EVM_RPC_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
+  }
+  return urls;
+}
+
+function evmSigner(env: NodeJS.ProcessEnv): EvmSignerConfig | null {
+  const given = (['CONNECT_EVM_SIGNER_KEY', 'CONNECT_EVM_SIGNER_KEY_FILE', 'CONNECT_EVM_SIGNER_URL'] as const).filter((name) => env[name]);
+  if (given.length > 1) throw new Error(`Set one of ${given.join(', ')}: they are alternative signers of live payouts`);
+  if (env.CONNECT_EVM_SIGNER_KEY) return { key: env.CONNECT_EVM_SIGNER_KEY };
+  if (env.CONNECT_EVM_SIGNER_KEY_FILE) return { keyFile: env.CONNECT_EVM_SIGNER_KEY_FILE };
+  if (!env.CONNECT_EVM_SIGNER_URL) return null;
+  const url = httpUrl('CONNECT_EVM_SIGNER_URL', env.CONNECT_EVM_SIGNER_URL)!;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(env.CONNECT_EVM_SIGNER_ADDRESS ?? '')) {
+    throw new Error('CONNECT_EVM_SIGNER_URL needs CONNECT_EVM_SIGNER_ADDRESS, the 0x address of the key the signer holds');
+  }
+  return { url, address: env.CONNECT_EVM_SIGNER_ADDRESS! };
+}
+
+function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
+  const rpcUrls = evmRpcUrls(env);
+  const xpub = env.CONNECT_EVM_XPUB || undefined;
+  if (Object.keys(rpcUrls).length > 0 && xpub === undefined) {
+    throw new Error(`${Object.keys(rpcUrls).map((n) => EVM_RPC_PREFIX + n.toUpperCase()).join(', ')} set without CONNECT_EVM_XPUB: live deposit addresses derive from it`);
+  }
+  return {
+    xpub,
+    rpcUrls,
+    pollSeconds: positiveInteger('CONNECT_EVM_POLL_SECONDS', env.CONNECT_EVM_POLL_SECONDS, 5),
+    batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
+    reorgWindow: positiveInteger('CONNECT_EVM_REORG_WINDOW', env.CONNECT_EVM_REORG_WINDOW, 512),
+    signer: evmSigner(env),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -190,5 +253,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: positiveInteger('CONNECT_WEBHOOK_CONCURRENCY', env.CONNECT_WEBHOOK_CONCURRENCY, 64),
     webhookEndpointConcurrency: positiveInteger('CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY', env.CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY, 16),
     webhookPollSeconds: positiveInteger('CONNECT_WEBHOOK_POLL_SECONDS', env.CONNECT_WEBHOOK_POLL_SECONDS, 5),
+    evm: evmConfig(env),
   };
 }

@@ -17,6 +17,9 @@ import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
 import type { KeyMode } from './domain/api-keys.js';
 import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
+import { EvmPayouts } from './providers/custody/evm-payouts.js';
+import { liveEvmCustody } from './providers/custody/live-evm-custody.js';
+import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -75,8 +78,13 @@ export async function createContext(config: Config, database: Database, options:
   const metrics = new Metrics(database);
   const db = timedDatabase(database, metrics.statementDuration);
   const clock = options.clock ?? systemClock;
-  const custody = options.custodyFor ?? custodyFor;
-  const catalog = Catalog.load(config.catalogFile);
+  const fullCatalog = Catalog.load(config.catalogFile);
+  const liveEvm = liveEvmFrom(config.evm, fullCatalog);
+  const evmPayouts = liveEvm?.signer ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer) : null;
+  const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts);
+  const custody = options.custodyFor ?? (liveEvmProvider ? (mode: KeyMode) => (mode === 'live' ? liveEvmProvider : custodyFor(mode)) : custodyFor);
+  const served = custody('live').networks;
+  const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);
   const prices = options.prices ?? priceSourceFor(config, clock, catalog);
   const cursors = new CursorCodec(await sharedSecret(db, 'cursor-signing'));
@@ -107,5 +115,6 @@ export async function createContext(config: Config, database: Database, options:
     webhooks: new Webhooks(db, events, resolve),
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
+    liveEvm,
   };
 }

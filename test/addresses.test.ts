@@ -144,11 +144,11 @@ describe('POST /addresses', () => {
     expect(await addressCount(organizationId)).toBe(0);
   });
 
-  it('a live key gets 503 provider_unavailable (live custody not configured) and nothing is stored', async () => {
+  it('a live key gets 400 catalog_invalid (no live network configured) and nothing is stored', async () => {
     const { key, organizationId } = await createTenant(t, { mode: 'live' });
     const res = await postAddress(t, key, { asset: 'USDC', network: 'solana', external_ref: 'live-user' });
-    expect(res.statusCode).toBe(503);
-    expect(errorOf(res).code).toBe('provider_unavailable');
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res).code).toBe('catalog_invalid');
     expect(await addressCount(organizationId)).toBe(0);
     const profiles = await t.db.query('SELECT 1 FROM profiles WHERE organization_id = $1', [organizationId]);
     expect(profiles).toHaveLength(0);

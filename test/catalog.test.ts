@@ -39,8 +39,18 @@ describe('catalog', () => {
 
   it('disabled pairs disappear from what an organization can use', () => {
     const settings = { ...DEFAULT_SETTINGS, disabled_pairs: [{ asset: 'SOL', network: 'solana' }] };
-    expect(catalog.forOrganization(settings).map((a) => a.code)).not.toContain('SOL');
-    expect(catalog.activeNetworks(settings, 'SOL')).toEqual([]);
+    expect(catalog.forOrganization(settings, 'test').map((a) => a.code)).not.toContain('SOL');
+    expect(catalog.activeNetworks(settings, 'test', 'SOL')).toEqual([]);
+  });
+
+  it('live keys are offered only the networks with a chain watcher; sandbox keys every network', () => {
+    const live = catalog.withLiveNetworks(['base', 'arbitrum']);
+    const networksOf = (assets: ReturnType<Catalog['forOrganization']>) => [...new Set(assets.flatMap((a) => a.networks.map((n) => n.network)))].sort();
+    expect(networksOf(live.forOrganization(DEFAULT_SETTINGS, 'live'))).toEqual(['arbitrum', 'base']);
+    expect(live.forOrganization(DEFAULT_SETTINGS, 'live').map((a) => a.code)).toEqual(['USDC', 'ETH']);
+    expect(live.activeNetworks(DEFAULT_SETTINGS, 'live', 'USDT')).toEqual([]);
+    expect(networksOf(live.forOrganization(DEFAULT_SETTINGS, 'test'))).toEqual(networksOf(catalog.forOrganization(DEFAULT_SETTINGS, 'test')));
+    expect(catalog.forOrganization(DEFAULT_SETTINGS, 'live')).toEqual([]);
   });
 
   it('a catalog file that names an unknown network is refused at load', () => {

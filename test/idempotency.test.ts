@@ -3,13 +3,22 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../src/domain/access.js';
 import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
+import { DomainError } from '../src/domain/errors.js';
+import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
+import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { purgeExpiredIdempotencyRecords } from '../src/store/idempotency.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+
+/** Live custody that serves every network and is always down: live operations run, and answer 503. */
+const downLiveCustody: CustodyProvider = {
+  ...sandboxCustody,
+  createDepositAddress: () => Promise.reject(new DomainError('provider_unavailable', 'The custody provider is down.')),
+};
 
 let t: TestApp;
 let tenant: Tenant;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, undefined, { custodyFor: (mode) => (mode === 'live' ? downLiveCustody : sandboxCustody) });
   tenant = await t.tenant({ key: { rate_limit_rps: 1000 } });
 });
 afterAll(() => t.close());
@@ -152,7 +161,7 @@ describe('idempotency: a request refused before the operation stores nothing (40
     expect(refused.json().error.code).toBe('account_pending_approval');
     expect(await recordsUnder(key)).toEqual([]);
     expect((await t.admin('PATCH', `/organizations/${org.organizationId}`, { status: 'active' })).statusCode).toBe(200);
-    // Live custody is not configured, so the operation itself answers 503 (stored neither): the 403 is not replayed.
+    // Live custody is down, so the operation itself answers 503 (stored neither): the 403 is not replayed.
     const retried = await mint(org.key, key);
     expect(retried.statusCode, retried.body).toBe(503);
     expect(retried.json().error.code).toBe('provider_unavailable');

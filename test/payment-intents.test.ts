@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DomainError } from '../src/domain/errors.js';
+import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import { startTestApp, withManualClock, type TestApp } from './support/app.js';
 import {
   countRows,
@@ -369,8 +371,9 @@ describe('POST /payment-intents: idempotency', () => {
     expect((await postIntent(t, sandbox.key, body, idem)).statusCode).toBe(201);
     const live = await postIntent(t, liveKey, body, idem);
     expect(live.headers['idempotent-replayed']).toBeUndefined();
-    // Live custody is not configured: the operation really runs, and fails, in live mode.
-    expect(live.statusCode).toBe(503);
+    // No live network is configured: the operation really runs, and is refused, in live mode.
+    expect(live.statusCode).toBe(400);
+    expect(errorOf(live).code).toBe('catalog_invalid');
   });
 
   it('a 400 business error is stored and replayed like a success', async () => {
@@ -398,28 +401,35 @@ describe('POST /payment-intents: idempotency', () => {
   });
 });
 
-describe('POST /payment-intents: live mode without custody', () => {
-  it('a live key gets 503 provider_unavailable and nothing is stored', async () => {
+describe('POST /payment-intents: live mode without live networks', () => {
+  it('a live key gets 400 catalog_invalid naming the currencies, and nothing is stored', async () => {
     const { key, organizationId } = await createTenant(t, { mode: 'live' });
-    const res = await postIntent(t, key, { amount: '10', currencies: ['USDC'], external_ref: 'live-user' });
-    expect(res.statusCode).toBe(503);
-    expect(errorOf(res).code).toBe('provider_unavailable');
-    for (const table of ['payment_intents', 'deposit_addresses', 'profiles', 'idempotency_records']) {
+    const res = await postIntent(t, key, { amount: '10', currencies: ['USDC', 'ETH'], external_ref: 'live-user' });
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 'catalog_invalid', param: 'currencies' });
+    expect(errorOf(res).message).toContain('USDC, ETH');
+    for (const table of ['payment_intents', 'deposit_addresses', 'profiles']) {
       expect(await countRows(t, `SELECT 1 FROM ${table} WHERE organization_id = $1`, [organizationId]), table).toBe(0);
     }
   });
 
-  it('a 5xx is not stored: a retry with the same Idempotency-Key runs again and still answers 503', async () => {
-    const { key } = await createTenant(t, { mode: 'live' });
-    const idem = randomUUID();
-    expect((await postIntent(t, key, { amount: '10', currencies: ['USDC'] }, idem)).statusCode).toBe(503);
-    const retry = await postIntent(t, key, { amount: '10', currencies: ['USDC'] }, idem);
-    expect(retry.statusCode).toBe(503);
-    expect(errorOf(retry).code).toBe('provider_unavailable');
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    // Nothing was recorded under the key, so another body with it is no conflict either.
-    const other = await postIntent(t, key, { amount: '11', currencies: ['USDC'] }, idem);
-    expect(other.statusCode).toBe(503);
+  it('a custody failure (5xx) is not stored: a retry with the same Idempotency-Key runs again', async () => {
+    const failing = await startTestApp({}, t.testDb, {
+      custodyFor: () => ({ ...sandboxCustody, createDepositAddress: () => Promise.reject(new DomainError('provider_unavailable', 'down')) }),
+    });
+    try {
+      const { key } = await createTenant(failing, { mode: 'live' });
+      const idem = randomUUID();
+      expect((await postIntent(failing, key, { amount: '10', currencies: ['USDC'] }, idem)).statusCode).toBe(503);
+      const retry = await postIntent(failing, key, { amount: '10', currencies: ['USDC'] }, idem);
+      expect(retry.statusCode).toBe(503);
+      expect(errorOf(retry).code).toBe('provider_unavailable');
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      // Nothing was recorded under the key, so another body with it is no conflict either.
+      expect((await postIntent(failing, key, { amount: '11', currencies: ['USDC'] }, idem)).statusCode).toBe(503);
+    } finally {
+      await failing.close();
+    }
   });
 });
 

@@ -16,7 +16,7 @@ export function workerCommand(program: Command, run: RunVerb): void {
   program
     .command('worker')
     .description(
-      'Run the background work (webhook delivery, sweeps) without serving HTTP, until SIGTERM or SIGINT. Any number may run ' +
+      'Run the background work (webhook delivery, chain watchers, sweeps) without serving HTTP, until SIGTERM or SIGINT. Any number may run ' +
         'beside the servers (set CONNECT_WORKERS=off on those to leave the work to workers). Needs DATABASE_URL to share it. ' +
         'With CONNECT_METRICS_ADDRESS set, serves GET /metrics there (docs/metrics.md).',
     )

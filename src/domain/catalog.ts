@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import type { KeyMode } from './api-keys.js';
 import { isPairDisabled, type OrganizationSettings } from './organizations.js';
 
 const DecimalString = Type.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]+)?$' });
@@ -62,7 +63,24 @@ const DEFAULT_CATALOG = new URL('./catalog.json', import.meta.url);
 
 /** The assets, networks and fiat currencies this deployment supports; loaded from data, checked at start. */
 export class Catalog {
-  private constructor(readonly data: CatalogData) {}
+  /**
+   * @param liveNetworks the networks live keys may use: those with a configured chain watcher (a live address
+   * nobody watches would take money that is never credited). Sandbox keys use every network.
+   */
+  private constructor(
+    readonly data: CatalogData,
+    private readonly liveNetworks: ReadonlySet<string> = new Set(),
+  ) {}
+
+  /** The same catalog, with live keys limited to `networks`. */
+  withLiveNetworks(networks: Iterable<string>): Catalog {
+    return new Catalog(this.data, new Set(networks));
+  }
+
+  /** Whether keys of `mode` may use the network at all. */
+  offersNetwork(mode: KeyMode, network: string): boolean {
+    return mode === 'test' || this.liveNetworks.has(network);
+  }
 
   static load(file?: string): Catalog {
     const raw: unknown = JSON.parse(fs.readFileSync(file ?? DEFAULT_CATALOG, 'utf8'));
@@ -82,20 +100,22 @@ export class Catalog {
     return new Catalog(data);
   }
 
-  /** What one organization may use: every pair except those its settings disable, in priority order. */
-  forOrganization(settings: OrganizationSettings): Asset[] {
+  /** What one organization may use in a mode: every offered pair except those its settings disable, in priority order. */
+  forOrganization(settings: OrganizationSettings, mode: KeyMode): Asset[] {
     return this.data.assets
       .map((asset) => ({
         ...asset,
-        networks: asset.networks.filter((n) => !isPairDisabled(settings, { asset: asset.code, network: n.network })),
+        networks: asset.networks.filter((n) => this.offersNetwork(mode, n.network) && !isPairDisabled(settings, { asset: asset.code, network: n.network })),
       }))
       .filter((asset) => asset.networks.length > 0);
   }
 
-  /** The networks an intent in `asset` expands to for this organization: active, enabled, in priority order. */
-  activeNetworks(settings: OrganizationSettings, asset: string): AssetNetwork[] {
+  /** The networks an intent in `asset` expands to for this organization and mode: active, offered, enabled, in priority order. */
+  activeNetworks(settings: OrganizationSettings, mode: KeyMode, asset: string): AssetNetwork[] {
     const entry = this.data.assets.find((a) => a.code === asset);
-    return (entry?.networks ?? []).filter((n) => n.active && !isPairDisabled(settings, { asset, network: n.network }));
+    return (entry?.networks ?? []).filter(
+      (n) => n.active && this.offersNetwork(mode, n.network) && !isPairDisabled(settings, { asset, network: n.network }),
+    );
   }
 
   asset(code: string): Asset | undefined {

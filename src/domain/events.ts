@@ -8,6 +8,7 @@ export const EVENT_TYPES = {
   'payment_intent.completed': 'payment.completed',
   'payment_intent.expired': 'payment.expired',
   'address.deposit.received': 'address.deposit.received',
+  'deposit.reversed': 'deposit.reversed',
   'payout.created': 'payout.created',
   'payout.completed': 'payout.completed',
   'payout.failed': 'payout.failed',

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
+import type { LiveEvm } from '../providers/chains/live-evm.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { WebhookTransport } from '../providers/webhooks/transport.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   metrics: Metrics;
   /** How deliveries reach receivers (HTTP, with the live-mode destination rules). */
   webhookTransport: WebhookTransport;
+  /** The live EVM setup (xpub, RPC endpoints), null when live EVM is not configured (docs/live-evm.md). */
+  liveEvm: LiveEvm | null;
 }
 
 export type App = FastifyInstance<

@@ -146,8 +146,8 @@ export class Metrics {
     this.rateLimitRejections.inc({ limit });
   }
 
-  credited(mode: KeyMode): void {
-    this.depositsCredited.inc({ mode });
+  credited(mode: KeyMode, count = 1): void {
+    this.depositsCredited.inc({ mode }, count);
   }
 
   attempted(outcome: AttemptOutcome, eventCreatedAt: Date): void {

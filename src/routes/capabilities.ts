@@ -17,14 +17,14 @@ export function capabilitiesRoutes(app: App, { catalog }: AppContext): void {
     {
       schema: {
         summary: 'Assets, networks and fiat valuations this organization can use',
-        description: 'Pairs the operator disabled for the organization are absent. Needs no scope.',
+        description: 'Pairs the operator disabled for the organization are absent; for live keys, so are pairs on networks without a configured chain watcher (docs/live-evm.md). Needs no scope.',
         tags: ['capabilities'],
         response: { 200: Capabilities, ...errorResponses(...PARTNER_ERRORS) },
       },
     },
     async (request) => {
       const caller = request.caller!;
-      const assets = catalog.forOrganization(caller.organizationSettings);
+      const assets = catalog.forOrganization(caller.organizationSettings, caller.mode);
       const used = new Set(assets.flatMap((a) => a.networks.map((n) => n.network)));
       return {
         object: 'capabilities' as const,

@@ -185,21 +185,18 @@ export async function availableBalances(
   return balances;
 }
 
-/**
- * Available → reserved, for a payout. Every shard of the owner's available account is locked (in shard order,
- * so concurrent debits cannot deadlock), `amount` is taken from them in that order, and the reserved account is
- * credited: one transfer. Short of `amount`, nothing is written and `short` (how much is missing) is answered.
- */
-export async function reserveFunds(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<{ short: Decimal | null }> {
-  const shards = await tx.query<{ id: string; balance: string }>(
+/** Every shard of the owner's available account, locked in shard order so concurrent debits cannot deadlock. */
+function lockAvailable(tx: Sql, tenant: Tenant, owner: Owner): Promise<{ id: string; balance: string }[]> {
+  return tx.query<{ id: string; balance: string }>(
     `SELECT id, balance::text AS balance FROM ledger_accounts
      WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5 AND kind = 'available'
      ORDER BY shard FOR UPDATE`,
     [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network],
   );
-  const held = shards.reduce((total, shard) => total.plus(shard.balance), new Decimal(0));
-  if (held.lt(amount)) return { short: amount.minus(held) };
+}
 
+/** Takes `amount` (no more than the shards hold) from the locked shards in order; answers the debit legs. */
+async function debitShards(tx: Sql, shards: { id: string; balance: string }[], amount: Decimal): Promise<{ accountId: string; amount: Decimal }[]> {
   const legs: { accountId: string; amount: Decimal }[] = [];
   let left = amount;
   for (const shard of shards) {
@@ -213,10 +210,41 @@ export async function reserveFunds(tx: Sql, tenant: Tenant, owner: Owner, amount
     legs.map((l) => l.accountId),
     legs.map((l) => l.amount.toFixed()),
   ]);
+  return legs;
+}
+
+const heldBy = (shards: { balance: string }[]) => shards.reduce((total, shard) => total.plus(shard.balance), new Decimal(0));
+
+/**
+ * Available → reserved, for a payout. `amount` is taken from the owner's locked available shards and the
+ * reserved account is credited: one transfer. Short of `amount`, nothing is written and `short` (how much is
+ * missing) is answered.
+ */
+export async function reserveFunds(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<{ short: Decimal | null }> {
+  const shards = await lockAvailable(tx, tenant, owner);
+  const held = heldBy(shards);
+  if (held.lt(amount)) return { short: amount.minus(held) };
+  const legs = await debitShards(tx, shards, amount);
   const transferId = await insertTransfer(tx, tenant, meta);
   legs.push({ accountId: await credit(tx, tenant, owner, 'reserved', 0, amount), amount });
   await insertPostings(tx, transferId, owner.asset, legs);
   return { short: null };
+}
+
+/**
+ * Available → the outside world: a credited deposit that the chain took back (a reorganization deeper than its
+ * confirmations). Takes what the owner still has, up to `amount`, and answers what could not be taken back
+ * (it was spent meanwhile): the operator has to recover that outside the ledger.
+ */
+export async function returnToWorld(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<{ unrecovered: Decimal }> {
+  const shards = await lockAvailable(tx, tenant, owner);
+  const taken = Decimal.min(amount, heldBy(shards));
+  if (taken.isZero()) return { unrecovered: amount };
+  const legs = await debitShards(tx, shards, taken);
+  const transferId = await insertTransfer(tx, tenant, meta);
+  legs.push({ accountId: await ensureWorld(tx, tenant, owner.asset, owner.network), amount: taken });
+  await insertPostings(tx, transferId, owner.asset, legs);
+  return { unrecovered: amount.minus(taken) };
 }
 
 /** Reserved → available: a payout that failed gives its funds back. */

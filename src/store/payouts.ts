@@ -183,6 +183,11 @@ export function claimOpenSandboxPayouts(tx: Sql, now: Date, limit: number): Prom
   );
 }
 
+/** Live payouts broadcast and not yet settled, oldest first; every tenant's. */
+export function processingLivePayouts(sql: Sql, limit: number): Promise<PayoutRow[]> {
+  return sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE mode = 'live' AND status = 'processing' ORDER BY created_at LIMIT $1`, [limit]);
+}
+
 /**
  * Live payouts still pending `graceSeconds` after creation: their reservation committed but the custody call
  * never recorded an outcome (a crash in between, or a lost answer). Every tenant's; the sweep sends them again.

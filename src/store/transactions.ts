@@ -39,37 +39,63 @@ export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'fee' |
   output_index: number;
 };
 
+/** A deposit's values in the order both inserts list their columns ($2 to $14). */
+const depositValues = (d: Omit<NewDeposit, 'counted_amount'>) => [
+  d.organization_id,
+  d.mode,
+  d.profile_id,
+  d.external_ref,
+  d.asset,
+  d.network,
+  d.amount,
+  d.from_address,
+  d.to_address,
+  d.tx_hash,
+  d.output_index,
+  d.address_id,
+  d.payment_intent_id,
+];
+
 /**
  * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
- * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency.
+ * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency. A row a
+ * chain watcher recorded as pending (seen, not yet confirmed) is the one confirmed.
  */
 export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Promise<TransactionRow | null> {
   const [row] = await tx.query<TransactionRow>(
     `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
        from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, counted_amount, completed_at, created_at)
      VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15)
-     ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO NOTHING
+     ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO UPDATE
+       SET status = 'confirmed', counted_amount = excluded.counted_amount, completed_at = excluded.completed_at
+       WHERE transactions.status = 'pending' AND transactions.organization_id = excluded.organization_id AND transactions.mode = excluded.mode
      RETURNING ${COLUMNS}`,
-    [
-      randomUUID(),
-      deposit.organization_id,
-      deposit.mode,
-      deposit.profile_id,
-      deposit.external_ref,
-      deposit.asset,
-      deposit.network,
-      deposit.amount,
-      deposit.from_address,
-      deposit.to_address,
-      deposit.tx_hash,
-      deposit.output_index,
-      deposit.address_id,
-      deposit.payment_intent_id,
-      now,
-      deposit.counted_amount,
-    ],
+    [randomUUID(), ...depositValues(deposit), now, deposit.counted_amount],
   );
   return row ?? null;
+}
+
+/**
+ * A deposit seen on chain but not confirmed yet: visible as pending. A row that failed (its block vanished)
+ * becomes pending again when the transfer reappears. Answers the row's id.
+ */
+export async function insertPendingDeposit(tx: Sql, deposit: Omit<NewDeposit, 'counted_amount'>, now: Date): Promise<string> {
+  const [row] = await tx.query<{ id: string }>(
+    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
+       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'deposit', 'pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO UPDATE SET status = 'pending'
+       WHERE transactions.status = 'failed' AND transactions.organization_id = excluded.organization_id AND transactions.mode = excluded.mode
+     RETURNING id`,
+    [randomUUID(), ...depositValues(deposit), now],
+  );
+  if (!row) throw new Error(`deposit ${deposit.network}/${deposit.tx_hash}/${deposit.output_index} is already recorded and not failed`);
+  return row.id;
+}
+
+/** A deposit whose block vanished (pending) or whose credit was reversed (confirmed) is failed. */
+export async function failDeposit(tx: Sql, id: string): Promise<void> {
+  await tx.query("UPDATE transactions SET status = 'failed' WHERE id = $1 AND type = 'deposit'", [id]);
 }
 
 /** A payout's row: pending until the payout completes (confirmed) or fails; `amount` is what left the balance. */

@@ -44,7 +44,7 @@ export class Addresses {
 
   /** Step one, outside any transaction: validation and the custody call. */
   async prepare(caller: Caller, input: CreateAddressInput): Promise<PreparedAddress> {
-    const networks = this.catalog.activeNetworks(caller.organizationSettings, input.asset);
+    const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
     if (!networks.some((n) => n.network === input.network)) {
       throw new DomainError(
         'catalog_invalid',

@@ -6,8 +6,8 @@ import { convert } from '../domain/valuation.js';
 import { applyCredit, effectiveStatus } from '../domain/payment-intents.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
-import { creditFromWorld } from '../store/ledger.js';
-import { findDepositByIdentity, insertDeposit, type TransactionRow } from '../store/transactions.js';
+import { creditFromWorld, returnToWorld } from '../store/ledger.js';
+import { failDeposit, findDepositByIdentity, findTransaction, insertDeposit, type TransactionRow } from '../store/transactions.js';
 import { countUncountedDeposit, findIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
 import type { Tenant } from '../store/tenancy.js';
 import { recordEvent } from './events.js';
@@ -229,4 +229,49 @@ async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: Address
     { id: address.id, kind: 'address' },
     now,
   );
+}
+
+/**
+ * Takes a credited deposit back, in the caller's transaction: the chain no longer has it (a reorganization
+ * deeper than its confirmations). The owner's available balance returns what it still holds of the amount to
+ * the world account, the row becomes failed and `deposit.reversed` is recorded with what could not be taken
+ * back (spent meanwhile). The intent keeps its state: the contract has no transition out of completed.
+ */
+export async function reverseDeposit(tx: Sql, tenant: Tenant, identity: { network: string; txHash: string; outputIndex: number; transactionId: string }, clock: Clock) {
+  const transaction = await findTransaction(tx, tenant, identity.transactionId);
+  if (!transaction || transaction.status !== 'confirmed') throw new Error(`deposit ${identity.transactionId} is not a confirmed deposit of its tenant`);
+  const now = clock.now();
+  const { unrecovered } = await returnToWorld(
+    tx,
+    tenant,
+    { profileId: transaction.profile_id, asset: transaction.asset, network: transaction.network! },
+    new Decimal(transaction.amount),
+    { cause: `${depositCause(identity)}:reversal`, transactionId: transaction.id, createdAt: now },
+  );
+  await failDeposit(tx, transaction.id);
+  const related = transaction.payment_intent_id
+    ? { id: transaction.payment_intent_id, kind: 'payment_intent' as const }
+    : { id: transaction.address_id!, kind: 'address' as const };
+  await recordEvent(
+    tx,
+    tenant,
+    'deposit.reversed',
+    {
+      transaction_id: transaction.id,
+      payment_intent_id: transaction.payment_intent_id,
+      address_id: transaction.address_id,
+      external_ref: transaction.external_ref,
+      amount: toDecimalString(transaction.amount),
+      amount_unrecovered: toDecimalString(unrecovered),
+      currency: transaction.asset,
+      network: transaction.network,
+      address_receiver: transaction.to_address,
+      address_sender: transaction.from_address,
+      hash: transaction.tx_hash,
+      reason: 'reorganization',
+    },
+    related,
+    now,
+  );
+  return { transaction, unrecovered };
 }

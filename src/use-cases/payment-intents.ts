@@ -206,12 +206,14 @@ export class PaymentIntents {
     if (new Set(currencies).size !== currencies.length) {
       throw new DomainError('invalid_request', 'currencies lists an asset twice.', 'currencies');
     }
+    const unusable = currencies.filter((asset) => this.catalog.activeNetworks(caller.organizationSettings, caller.mode, asset).length === 0);
+    if (unusable.length > 0) {
+      const live = caller.mode === 'live' ? ' with a live key (only networks with a configured chain watcher are live)' : '';
+      throw new DomainError('catalog_invalid', `${unusable.join(', ')}: not usable by this organization${live}; see GET /capabilities.`, 'currencies');
+    }
     const pairs: { asset: string; network: string }[] = [];
     for (const asset of currencies) {
-      const networks = this.catalog.activeNetworks(caller.organizationSettings, asset);
-      if (networks.length === 0) {
-        throw new DomainError('catalog_invalid', `${asset} is not an asset this organization can use; see GET /capabilities.`, 'currencies');
-      }
+      const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, asset);
       const max = new Decimal(this.catalog.asset(asset)!.max_amount);
       if (amount.gt(max)) {
         throw new DomainError('invalid_request', `amount is above ${max.toFixed()}, the most one ${asset} intent may ask for.`, 'amount');
@@ -222,7 +224,7 @@ export class PaymentIntents {
       }
     }
     const primary = currencies[0]!;
-    const minimums = this.catalog.activeNetworks(caller.organizationSettings, primary).map((n) => new Decimal(n.min_amount));
+    const minimums = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, primary).map((n) => new Decimal(n.min_amount));
     const lowest = Decimal.min(...minimums);
     if (amount.lt(lowest)) {
       throw new DomainError('invalid_request', `amount is below ${lowest.toFixed()}, the smallest ${primary} deposit any of its networks accepts.`, 'amount');

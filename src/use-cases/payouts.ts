@@ -19,7 +19,7 @@ import {
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
-import type { CustodyProvider } from '../providers/custody/index.js';
+import { ProviderRetryLater, type CustodyProvider } from '../providers/custody/index.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database, Sql } from '../store/database.js';
 import type { AnswerClaim } from '../store/idempotency.js';
@@ -87,7 +87,7 @@ export class Payouts {
    */
   async prepareQuote(caller: Caller, input: QuoteInput): Promise<(sql: Sql, answer: (view: QuoteView) => AnswerClaim) => Promise<boolean>> {
     const tenant = tenantOf(caller);
-    const networks = this.catalog.activeNetworks(caller.organizationSettings, input.asset);
+    const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
     if (networks.length === 0) {
       throw new DomainError('catalog_invalid', `${input.asset} is not an asset this organization can use; see GET /capabilities.`, 'asset');
     }
@@ -272,9 +272,12 @@ export class Payouts {
         network: payout.network,
         destination: payout.destination,
         amount: payout.amount,
+        feeCap: await this.feeCap(payout),
       });
       outcome = { status: 'processing', txHash: sent.txHash };
     } catch (error) {
+      // Unknown outcome: still pending, the resume sweep sends it again (the provider knows it by its id).
+      if (error instanceof ProviderRetryLater) return;
       outcome = { status: 'failed', reason: error instanceof Error ? error.message : String(error) };
     }
     await this.db.transaction(async (tx) => {
@@ -283,6 +286,41 @@ export class Payouts {
       if (outcome.status === 'failed') await this.fail(tx, tenant, locked, outcome.reason);
       else await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: outcome.txHash }, this.clock.now());
     });
+  }
+
+  /**
+   * What the quote charged for the network fee, in the network's native asset (which pays it): the fee itself
+   * for a native payout, otherwise its USD value at the current native price; null without a fresh price.
+   */
+  private async feeCap(payout: PayoutRow): Promise<string | null> {
+    const native = this.catalog.data.networks.find((n) => n.code === payout.network)!.native_asset;
+    if (payout.asset === native) return new Decimal(payout.fee).toFixed();
+    const usd = usdPerUnit(native, await this.prices.current(), this.clock.now(), this.priceMaxAgeSeconds);
+    return usd === null ? null : new Decimal(payout.fee_total_usd).dividedBy(usd).toDecimalPlaces(18, Decimal.ROUND_DOWN).toFixed();
+  }
+
+  /**
+   * One sweep of live payouts on their way: each broadcast one whose provider reports progress is completed once
+   * its transaction has the confirmations, or failed (its funds released) when it reverted. One transaction per
+   * payout, under its row lock, so instances sweep side by side.
+   */
+  async trackLive(batchSize = 100): Promise<number> {
+    let moved = 0;
+    for (const payout of await store.processingLivePayouts(this.db, batchSize)) {
+      const custody = this.custodyFor('live');
+      if (!custody.payoutProgress || payout.tx_hash === null) continue;
+      const progress = await custody.payoutProgress({ network: payout.network, asset: payout.asset, txHash: payout.tx_hash });
+      if (progress === 'pending') continue;
+      const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
+      moved += await this.db.transaction(async (tx) => {
+        const locked = await store.findPayout(tx, tenant, payout.id, true);
+        if (!locked || locked.status !== 'processing') return 0;
+        if (progress === 'confirmed') await this.complete(tx, tenant, locked, locked.tx_hash!);
+        else await this.fail(tx, tenant, locked, `The transaction ${locked.tx_hash} reverted on chain.`);
+        return 1;
+      });
+    }
+    return moved;
   }
 
   // Lifecycle ---------------------------------------------------------------------------------------------

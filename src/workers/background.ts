@@ -2,11 +2,31 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
+import { rpcChainReader } from '../providers/chains/evm-rpc.js';
+import { EvmWatcher } from './evm-watcher.js';
 import { runPeriodically } from './periodic.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
+/** One watcher per live EVM network (docs/live-evm.md). */
+export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatcher[] {
+  const { config } = ctx;
+  return [...(ctx.liveEvm?.rpcUrls ?? [])].map(
+    ([network, url]) =>
+      new EvmWatcher(
+        ctx.db,
+        rpcChainReader(url),
+        ctx.catalog,
+        ctx.clock,
+        async () => ({ snapshot: await ctx.prices.current(), maxAgeSeconds: config.pricesMaxAgeSeconds }),
+        { network, batchBlocks: config.evm.batchBlocks, reorgWindow: config.evm.reorgWindow },
+        log,
+        (count) => ctx.metrics.credited('live', count),
+      ),
+  );
+}
+
 /**
- * Every background job: sweeps and webhook delivery. Each one is safe to run in several processes at once
+ * Every background job: sweeps, chain watchers and webhook delivery. Each one is safe to run in several processes at once
  * (rows are claimed with locks), so the server runs them itself by default and `connect-payments worker`
  * processes can run beside it or instead of it (CONNECT_WORKERS=off on the server).
  * Resolves to a function that stops them, letting webhook attempts in flight finish.
@@ -32,6 +52,8 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), log),
     runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), log),
     runPeriodically('live payout resume', 30, () => ctx.payouts.resumeLive(), log),
+    runPeriodically('live payout tracking', config.evm.pollSeconds, () => ctx.payouts.trackLive(), log),
+    ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
   ];
   return async () => {
     for (const stop of stopSweeps) stop();

@@ -29,13 +29,34 @@ export interface PayoutRequest {
   destination: string;
   /** What the recipient gets, decimal string in the asset's unit. */
   amount: string;
+  /**
+   * The most the network fee may cost, in the network's native asset (decimal string): what the quote charged
+   * for it. Null when it cannot be known (no fresh price to convert the quoted fee).
+   */
+  feeCap: string | null;
 }
+
+/** Where a broadcast payout stands on chain. */
+export type PayoutProgress = 'pending' | 'confirmed' | 'reverted';
+
+/**
+ * Thrown by `sendPayout` when the outcome is unknown (the node did not answer): the payout stays pending and is
+ * sent again later, which the provider must treat as the same payout.
+ */
+export class ProviderRetryLater extends Error {}
 
 /** Where deposit addresses come from and payouts go out: the one seam between the service and whoever holds the keys. */
 export interface CustodyProvider {
+  /**
+   * The networks it can serve (mint addresses on, with a watcher crediting them): `all`, or these. For live
+   * keys, the catalog offers only these networks.
+   */
+  readonly networks: 'all' | ReadonlySet<string>;
   createDepositAddress(request: DepositAddressRequest): Promise<DepositAddress>;
   /** False: payouts cannot be sent at all, and executing one is refused before anything is reserved. */
   readonly payoutsEnabled: boolean;
-  /** Broadcasts the payout; answers the transaction hash. */
+  /** Broadcasts the payout; answers the transaction hash. Throwing anything but ProviderRetryLater fails the payout. */
   sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
+  /** How far a broadcast payout got (its confirmations counted); absent: the provider reports no progress. */
+  payoutProgress?(payout: { network: string; asset: string; txHash: string }): Promise<PayoutProgress>;
 }

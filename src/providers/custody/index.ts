@@ -3,7 +3,8 @@ import type { CustodyProvider } from './custody-provider.js';
 import { liveCustody } from './live-custody.js';
 import { sandboxCustody } from './sandbox-custody.js';
 
-export type { CustodyProvider, DepositAddress, DepositAddressRequest, PayoutRequest } from './custody-provider.js';
+export type { CustodyProvider, DepositAddress, DepositAddressRequest, PayoutProgress, PayoutRequest } from './custody-provider.js';
+export { ProviderRetryLater } from './custody-provider.js';
 
 const BY_MODE: Record<KeyMode, CustodyProvider> = { test: sandboxCustody, live: liveCustody };
 

@@ -13,6 +13,7 @@ const DERIVATION_TAG = 'connect-payments/sandbox-deposit-address/v1';
  * and QR code paths; nobody holds a key for them, so funds actually sent there are lost.
  */
 export const sandboxCustody: CustodyProvider = {
+  networks: 'all',
   // Sandbox payouts never leave the service: the sandbox's own progress (or the simulate helper) settles them.
   payoutsEnabled: true,
   async sendPayout() {

@@ -1,0 +1,128 @@
+import type { Sql } from './database.js';
+
+/** The next block to read on `network`, created at `start` the first time a watcher looks. */
+export async function readCursor(sql: Sql, network: string, start: bigint): Promise<bigint> {
+  await sql.query('INSERT INTO chain_cursors (network, next_block) VALUES ($1, $2) ON CONFLICT (network) DO NOTHING', [network, start.toString()]);
+  const [row] = await sql.query<{ next_block: string }>('SELECT next_block::text AS next_block FROM chain_cursors WHERE network = $1', [network]);
+  return BigInt(row!.next_block);
+}
+
+/**
+ * Locks the cursor and answers whether it still is `expected`: the compare-and-set that lets only one of
+ * several watchers commit what it read from that position.
+ */
+export async function claimCursor(tx: Sql, network: string, expected: bigint): Promise<boolean> {
+  const [row] = await tx.query<{ next_block: string }>('SELECT next_block::text AS next_block FROM chain_cursors WHERE network = $1 FOR UPDATE', [network]);
+  return row !== undefined && BigInt(row.next_block) === expected;
+}
+
+export async function moveCursor(tx: Sql, network: string, next: bigint): Promise<void> {
+  await tx.query('UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE network = $1', [network, next.toString()]);
+}
+
+/** Stored block hashes from `from` up, by number. */
+export async function storedBlocks(sql: Sql, network: string, from: bigint): Promise<Map<bigint, string>> {
+  const rows = await sql.query<{ number: string; hash: string }>(
+    'SELECT number::text AS number, hash FROM chain_blocks WHERE network = $1 AND number >= $2',
+    [network, from.toString()],
+  );
+  return new Map(rows.map((r) => [BigInt(r.number), r.hash]));
+}
+
+/** Records the blocks just read and forgets those that fell out of the reorganization window. */
+export async function recordBlocks(tx: Sql, network: string, blocks: { number: bigint; hash: string }[], keepFrom: bigint): Promise<void> {
+  await tx.query(
+    `INSERT INTO chain_blocks (network, number, hash) SELECT $1, n, h FROM unnest($2::bigint[], $3::text[]) AS b(n, h)
+     ON CONFLICT (network, number) DO UPDATE SET hash = excluded.hash`,
+    [network, blocks.map((b) => b.number.toString()), blocks.map((b) => b.hash)],
+  );
+  await tx.query('DELETE FROM chain_blocks WHERE network = $1 AND number < $2', [network, keepFrom.toString()]);
+}
+
+export async function forgetBlocksFrom(tx: Sql, network: string, from: bigint): Promise<void> {
+  await tx.query('DELETE FROM chain_blocks WHERE network = $1 AND number >= $2', [network, from.toString()]);
+}
+
+export interface WatchedAddress {
+  id: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  asset: string;
+  address: string;
+}
+
+/** The live deposit addresses on `network` among `addresses` (any case). */
+export function findLiveAddresses(sql: Sql, network: string, addresses: string[]): Promise<WatchedAddress[]> {
+  if (addresses.length === 0) return Promise.resolve([]);
+  return sql.query<WatchedAddress>(
+    `SELECT id, organization_id, mode, asset, address FROM deposit_addresses
+     WHERE mode = 'live' AND network = $1 AND lower(address) = ANY($2::text[])`,
+    [network, addresses.map((a) => a.toLowerCase())],
+  );
+}
+
+export type ChainDepositStatus = 'pending' | 'credited' | 'reversed';
+
+export interface ChainDepositRow {
+  network: string;
+  tx_hash: string;
+  output_index: number;
+  block_number: string;
+  block_hash: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  address_id: string;
+  asset: string;
+  amount: string;
+  from_address: string;
+  transaction_id: string;
+  status: ChainDepositStatus;
+}
+
+const COLUMNS = `network, tx_hash, output_index, block_number::text AS block_number, block_hash, organization_id, mode, address_id, asset,
+  amount::text AS amount, from_address, transaction_id, status`;
+
+/** Records a transfer seen on chain as pending; answers false when it was recorded before. */
+export async function insertChainDeposit(tx: Sql, row: Omit<ChainDepositRow, 'status'>): Promise<boolean> {
+  const inserted = await tx.query(
+    `INSERT INTO chain_deposits (network, tx_hash, output_index, block_number, block_hash, organization_id, mode, address_id, asset, amount, from_address, transaction_id, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending') ON CONFLICT DO NOTHING RETURNING 1`,
+    [row.network, row.tx_hash, row.output_index, row.block_number, row.block_hash, row.organization_id, row.mode, row.address_id, row.asset, row.amount, row.from_address, row.transaction_id],
+  );
+  return inserted.length === 1;
+}
+
+/** Whether these on-chain identities were recorded before (in any status), keyed `tx_hash:output_index`. */
+export async function knownChainDeposits(sql: Sql, network: string, txHashes: string[]): Promise<Set<string>> {
+  if (txHashes.length === 0) return new Set();
+  const rows = await sql.query<{ key: string }>(
+    "SELECT tx_hash || ':' || output_index AS key FROM chain_deposits WHERE network = $1 AND tx_hash = ANY($2::text[])",
+    [network, txHashes],
+  );
+  return new Set(rows.map((r) => r.key));
+}
+
+/** Pending deposits in blocks up to `maxBlock`, oldest first. */
+export function pendingChainDeposits(sql: Sql, network: string, maxBlock: bigint): Promise<ChainDepositRow[]> {
+  return sql.query<ChainDepositRow>(
+    `SELECT ${COLUMNS} FROM chain_deposits WHERE network = $1 AND status = 'pending' AND block_number <= $2 ORDER BY block_number, tx_hash, output_index`,
+    [network, maxBlock.toString()],
+  );
+}
+
+/** Deposits (pending or credited) in blocks from `from` up: what a reorganization at `from` takes away. */
+export function chainDepositsFrom(sql: Sql, network: string, from: bigint): Promise<ChainDepositRow[]> {
+  return sql.query<ChainDepositRow>(
+    `SELECT ${COLUMNS} FROM chain_deposits WHERE network = $1 AND status <> 'reversed' AND block_number >= $2 ORDER BY block_number, tx_hash, output_index`,
+    [network, from.toString()],
+  );
+}
+
+export async function setChainDepositStatus(tx: Sql, row: Pick<ChainDepositRow, 'network' | 'tx_hash' | 'output_index'>, status: ChainDepositStatus): Promise<void> {
+  await tx.query('UPDATE chain_deposits SET status = $4 WHERE network = $1 AND tx_hash = $2 AND output_index = $3', [row.network, row.tx_hash, row.output_index, status]);
+}
+
+/** A pending deposit whose block vanished: forgotten, so the transfer is recorded afresh if the new chain has it. */
+export async function forgetChainDeposit(tx: Sql, row: Pick<ChainDepositRow, 'network' | 'tx_hash' | 'output_index'>): Promise<void> {
+  await tx.query('DELETE FROM chain_deposits WHERE network = $1 AND tx_hash = $2 AND output_index = $3', [row.network, row.tx_hash, row.output_index]);
+}

@@ -1,0 +1,257 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { formatUnits } from 'viem';
+import type { Catalog } from '../domain/catalog.js';
+import type { Clock } from '../domain/clock.js';
+import { Decimal } from '../domain/money.js';
+import type { EvmChainReader, EvmTransfer } from '../providers/chains/evm-rpc.js';
+import { findAddress } from '../store/addresses.js';
+import * as watch from '../store/chain-watch.js';
+import type { Database, Sql } from '../store/database.js';
+import type { Tenant } from '../store/tenancy.js';
+import { insertPendingDeposit, failDeposit } from '../store/transactions.js';
+import { creditDeposit, reverseDeposit, type CreditPrices } from '../use-cases/deposits.js';
+
+export interface EvmWatcherOptions {
+  network: string;
+  /** Blocks one tick reads at most. */
+  batchBlocks: number;
+  /** Blocks below the cursor whose hashes are kept; a reorganization deeper than this stops the watcher. */
+  reorgWindow: number;
+  /** Where a network's first tick starts; the chain's head when unset. */
+  startBlock?: bigint;
+}
+
+/** A transfer to one of our live addresses, in the asset that address was minted for. */
+interface SeenDeposit {
+  transfer: EvmTransfer;
+  addressId: string;
+  tenant: Tenant;
+  asset: string;
+  amount: Decimal;
+}
+
+const tenantOfRow = (row: { organization_id: string; mode: Tenant['mode'] }): Tenant => ({ organizationId: row.organization_id, mode: row.mode });
+
+/**
+ * Follows one EVM network for deposits to live addresses. Each tick: the head; a reorganization check (the
+ * last block read must still be on chain); the next blocks up to the batch size, with their native transfers
+ * and the catalog tokens' Transfer logs to our addresses; then, in ONE transaction that first re-checks the
+ * cursor under its row lock (so of several watchers exactly one commits a range), the blocks, the transfers as
+ * pending deposits, the cursor, and the credit of every pending deposit that has its confirmations. RPC calls
+ * all happen before that transaction. A tick that fails or dies commits nothing, and the next one reads the
+ * same blocks again.
+ */
+export class EvmWatcher {
+  constructor(
+    private readonly db: Database,
+    private readonly chain: EvmChainReader,
+    private readonly catalog: Catalog,
+    private readonly clock: Clock,
+    private readonly creditPrices: () => Promise<CreditPrices>,
+    private readonly options: EvmWatcherOptions,
+    private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
+    private readonly onCredited: (count: number) => void = () => {},
+  ) {}
+
+  get network(): string {
+    return this.options.network;
+  }
+
+  /** One pass; answers how many deposits it credited. */
+  async tick(): Promise<number> {
+    const { network } = this.options;
+    const head = await this.chain.head();
+    const cursor = await watch.readCursor(this.db, network, this.options.startBlock ?? head);
+    const known = await watch.storedBlocks(this.db, network, cursor - BigInt(this.options.reorgWindow));
+    const fork = await this.findFork(cursor, head, known);
+    if (fork !== null) {
+      await this.rewind(cursor, fork);
+      return 0;
+    }
+    const last = cursor + BigInt(this.options.batchBlocks) - 1n < head ? cursor + BigInt(this.options.batchBlocks) - 1n : head;
+    const read = last >= cursor ? await this.read(cursor, last, known.get(cursor - 1n)) : { blocks: [], deposits: [] };
+    // The chain changed while it was read: the next tick finds out how.
+    if (read === null) return 0;
+    const prices = await this.creditPrices();
+    const credited = await this.db.transaction(async (tx) => {
+      if (!(await watch.claimCursor(tx, network, cursor))) return 0;
+      if (read.blocks.length > 0) {
+        await watch.recordBlocks(tx, network, read.blocks, last - BigInt(this.options.reorgWindow));
+        await this.recordSeen(tx, read.deposits);
+        await watch.moveCursor(tx, network, last + 1n);
+      }
+      return this.confirm(tx, head, prices);
+    });
+    if (credited > 0) this.onCredited(credited);
+    return credited;
+  }
+
+  /**
+   * The lowest block number whose stored hash the chain no longer has, or null when the last block read is
+   * still there (its hash commits to every block before it).
+   */
+  private async findFork(cursor: bigint, head: bigint, known: Map<bigint, string>): Promise<bigint | null> {
+    let number = cursor - 1n;
+    while (known.has(number)) {
+      const block = number <= head ? await this.chain.block(number) : null;
+      if (block?.hash === known.get(number)) break;
+      number--;
+    }
+    if (number === cursor - 1n || !known.has(cursor - 1n)) return null;
+    if (!known.has(number) && known.size > 0 && number < Math.min(...[...known.keys()].map(Number))) {
+      throw new Error(
+        `${this.options.network}: every stored block hash differs from the chain, a reorganization deeper than CONNECT_EVM_REORG_WINDOW ` +
+          `(${this.options.reorgWindow}) or another chain behind the RPC URL; the watcher stops until the operator checks`,
+      );
+    }
+    return number + 1n;
+  }
+
+  /**
+   * Blocks from `fork` up are gone: deposits seen in them and not yet confirmed are forgotten (the blocks are
+   * read again), credited ones are reversed and the operator is told.
+   */
+  private async rewind(cursor: bigint, fork: bigint): Promise<void> {
+    const { network } = this.options;
+    await this.db.transaction(async (tx) => {
+      if (!(await watch.claimCursor(tx, network, cursor))) return;
+      for (const deposit of await watch.chainDepositsFrom(tx, network, fork)) {
+        if (deposit.status === 'pending') {
+          await watch.forgetChainDeposit(tx, deposit);
+          await failDeposit(tx, deposit.transaction_id);
+          continue;
+        }
+        const { unrecovered } = await reverseDeposit(
+          tx,
+          tenantOfRow(deposit),
+          { network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, transactionId: deposit.transaction_id },
+          this.clock,
+        );
+        await watch.setChainDepositStatus(tx, deposit, 'reversed');
+        this.log.error(
+          { network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, organizationId: deposit.organization_id, amount: deposit.amount, unrecovered: unrecovered.toFixed() },
+          'chain watcher: a credited deposit vanished in a reorganization deeper than its confirmations; its credit was reversed (deposit.reversed)',
+        );
+      }
+      await watch.forgetBlocksFrom(tx, network, fork);
+      await watch.moveCursor(tx, network, fork);
+    });
+    this.log.warn({ network, fork: fork.toString(), cursor: cursor.toString() }, 'chain watcher: reorganization, reading again from the fork');
+  }
+
+  /** The blocks `from`..`to` and our deposits in them; null when they do not form one chain from `parent`. */
+  private async read(from: bigint, to: bigint, parent: string | undefined): Promise<{ blocks: { number: bigint; hash: string }[]; deposits: SeenDeposit[] } | null> {
+    const numbers = Array.from({ length: Number(to - from) + 1 }, (_, i) => from + BigInt(i));
+    const blocks = await Promise.all(numbers.map((n) => this.chain.block(n)));
+    let expected = parent;
+    for (const block of blocks) {
+      if (block === null || (expected !== undefined && block.parentHash !== expected)) return null;
+      expected = block.hash;
+    }
+    const hashes = new Map(blocks.map((b) => [b!.number, b!.hash]));
+    const tokens = this.tokens();
+    const logs = await this.chain.tokenTransfers([...tokens.keys()], from, to);
+    if (logs.some((log) => hashes.get(log.blockNumber) !== log.blockHash)) return null;
+    const deposits = await this.ours([...blocks.flatMap((b) => b!.nativeTransfers), ...logs], tokens);
+    return { blocks: blocks.map((b) => ({ number: b!.number, hash: b!.hash })), deposits };
+  }
+
+  /** Catalog token contracts on this network (lowercase) → asset code. */
+  private tokens(): Map<string, string> {
+    const tokens = new Map<string, string>();
+    for (const asset of this.catalog.data.assets) {
+      const contract = asset.networks.find((n) => n.network === this.options.network)?.token_contract;
+      if (contract) tokens.set(contract.toLowerCase(), asset.code);
+    }
+    return tokens;
+  }
+
+  /** The transfers that pay one of our live addresses in the asset it was minted for. */
+  private async ours(transfers: EvmTransfer[], tokens: Map<string, string>): Promise<SeenDeposit[]> {
+    const { network } = this.options;
+    const addresses = await watch.findLiveAddresses(this.db, network, [...new Set(transfers.map((t) => t.to.toLowerCase()))]);
+    const native = this.catalog.data.networks.find((n) => n.code === network)!.native_asset;
+    const deposits: SeenDeposit[] = [];
+    for (const transfer of transfers) {
+      const asset = transfer.token === null ? native : tokens.get(transfer.token.toLowerCase())!;
+      const recipients = addresses.filter((a) => a.address.toLowerCase() === transfer.to.toLowerCase());
+      const address = recipients.find((a) => a.asset === asset);
+      if (!address) {
+        if (recipients.length > 0) {
+          this.log.warn({ network, txHash: transfer.txHash, to: transfer.to, asset }, 'chain watcher: a transfer in another asset than the address was minted for is not credited; recover it with the offline key');
+        }
+        continue;
+      }
+      if (transfer.value === 0n) continue;
+      if (transfer.token === null && !(await this.chain.succeeded(transfer.txHash))) continue;
+      const decimals = this.catalog.pair(asset, network)!.decimals;
+      deposits.push({ transfer, addressId: address.id, tenant: tenantOfRow(address), asset, amount: new Decimal(formatUnits(transfer.value, decimals)) });
+    }
+    return deposits;
+  }
+
+  /** Every deposit seen for the first time becomes a pending transaction row. */
+  private async recordSeen(tx: Sql, deposits: SeenDeposit[]): Promise<void> {
+    const { network } = this.options;
+    const known = await watch.knownChainDeposits(tx, network, deposits.map((d) => d.transfer.txHash));
+    for (const deposit of deposits) {
+      const { transfer, tenant } = deposit;
+      // A deposit reversed after a deep reorganization stays reversed, even if the new chain has it again.
+      if (known.has(`${transfer.txHash}:${transfer.outputIndex}`)) continue;
+      const address = (await findAddress(tx, tenant, deposit.addressId))!;
+      const transactionId = await insertPendingDeposit(
+        tx,
+        {
+          organization_id: tenant.organizationId,
+          mode: tenant.mode,
+          profile_id: address.profile_id,
+          external_ref: address.external_ref,
+          asset: address.asset,
+          network,
+          amount: deposit.amount.toFixed(),
+          from_address: transfer.from,
+          to_address: address.address,
+          tx_hash: transfer.txHash,
+          output_index: transfer.outputIndex,
+          address_id: address.id,
+          payment_intent_id: address.payment_intent_id,
+        },
+        this.clock.now(),
+      );
+      await watch.insertChainDeposit(tx, {
+        network,
+        tx_hash: transfer.txHash,
+        output_index: transfer.outputIndex,
+        block_number: transfer.blockNumber.toString(),
+        block_hash: transfer.blockHash,
+        organization_id: tenant.organizationId,
+        mode: tenant.mode,
+        address_id: address.id,
+        asset: address.asset,
+        amount: deposit.amount.toFixed(),
+        from_address: transfer.from,
+        transaction_id: transactionId,
+      });
+    }
+  }
+
+  /** Credits every pending deposit with its pair's confirmations (the including block counts as the first). */
+  private async confirm(tx: Sql, head: bigint, prices: CreditPrices): Promise<number> {
+    const { network } = this.options;
+    let credited = 0;
+    for (const deposit of await watch.pendingChainDeposits(tx, network, head)) {
+      const required = BigInt(this.catalog.pair(deposit.asset, network)!.confirmations_required);
+      if (head - BigInt(deposit.block_number) + 1n < required) continue;
+      const result = await creditDeposit(
+        tx,
+        tenantOfRow(deposit),
+        { addressId: deposit.address_id, network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, amount: new Decimal(deposit.amount), fromAddress: deposit.from_address },
+        this.clock,
+        prices,
+      );
+      await watch.setChainDepositStatus(tx, deposit, 'credited');
+      if (!result.duplicate) credited++;
+    }
+    return credited;
+  }
+}

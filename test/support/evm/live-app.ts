@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HDKey } from '@scure/bip32';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import type { Address } from 'viem';
+import { Catalog } from '../../../src/domain/catalog.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import { rpcChainReader, type EvmChainReader } from '../../../src/providers/chains/evm-rpc.js';
+import type { Database } from '../../../src/store/database.js';
+import { EvmWatcher } from '../../../src/workers/evm-watcher.js';
+import { startTestApp, type TestApp } from '../app.js';
+import type { Anvil } from './anvil.js';
+
+/** Confirmations every pair of a watched network needs in these tests. */
+export const TEST_CONFIRMATIONS = 3;
+
+/**
+ * The second account's xpub (m/44'/60'/1') of the development mnemonic, so that no deposit address is one of
+ * anvil's funded accounts (m/44'/60'/0'/0/i), which tests use as payer and hot wallet.
+ */
+export const TEST_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync('test test test test test test test test test test test junk')).derive("m/44'/60'/1'")
+  .publicExtendedKey;
+
+/** Anvil's development account 1, funded with 10,000 ETH: the hot wallet that signs live payouts in tests. */
+export const HOT_WALLET_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+export const HOT_WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+export interface WatchedNetwork {
+  network: string;
+  anvil: Anvil;
+  /** The test token standing in for the catalog's USDC on this network. */
+  usdc: Address;
+}
+
+/**
+ * The shipped catalog with each watched network's USDC contract replaced by the test token and every pair on
+ * it needing TEST_CONFIRMATIONS; written to a temporary file for CONNECT_CATALOG_FILE.
+ */
+function testCatalogFile(networks: WatchedNetwork[]): string {
+  const data = structuredClone(Catalog.load().data);
+  for (const asset of data.assets) {
+    for (const entry of asset.networks) {
+      const watched = networks.find((n) => n.network === entry.network);
+      if (!watched) continue;
+      entry.confirmations_required = TEST_CONFIRMATIONS;
+      if (asset.code === 'USDC') entry.token_contract = watched.usdc;
+    }
+  }
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'live-evm-catalog-')), 'catalog.json');
+  fs.writeFileSync(file, JSON.stringify(data));
+  return file;
+}
+
+/** A test app whose live keys use the given anvil chains, as an operator configures them (docs/live-evm.md). */
+export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['testDb']): Promise<TestApp> {
+  return startTestApp(
+    {
+      catalogFile: testCatalogFile(networks),
+      evm: {
+        xpub: TEST_XPUB,
+        rpcUrls: Object.fromEntries(networks.map((n) => [n.network, n.anvil.url])),
+        pollSeconds: 1,
+        batchBlocks: 50,
+        reorgWindow: 64,
+        signer: { key: HOT_WALLET_KEY },
+      },
+    },
+    existing,
+  );
+}
+
+const quiet = { warn: () => {}, error: () => {} };
+
+/** A watcher as the worker builds one; `chain` and `db` replace the real ones to simulate failures. */
+export function watcherFor(t: TestApp, network: WatchedNetwork, options: { chain?: EvmChainReader; db?: Database; batchBlocks?: number } = {}): EvmWatcher {
+  return new EvmWatcher(
+    options.db ?? t.db,
+    options.chain ?? rpcChainReader(network.anvil.url),
+    t.ctx.catalog,
+    systemClock,
+    async () => ({ snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds }),
+    { network: network.network, batchBlocks: options.batchBlocks ?? 50, reorgWindow: 64 },
+    quiet,
+  );
+}
