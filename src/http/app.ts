@@ -25,6 +25,7 @@ import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
 import { installJsonBodyParser } from './json-body.js';
 import { adminOpenApi, partnerOpenApi } from './openapi.js';
 import { refuseUnstorableStrings } from './request-guards.js';
+import { refuseUnknownQueryParameters } from './strict-query.js';
 import './route-config.js';
 import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
@@ -110,6 +111,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     await docs.register(
       async (partner: App) => {
         partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, failures, ctx.clock));
+        partner.addHook('preValidation', refuseUnknownQueryParameters);
         healthRoutes(partner, ctx);
         capabilitiesRoutes(partner, ctx);
         paymentIntentRoutes(partner, ctx);

@@ -13,6 +13,8 @@ export interface RouteContract {
   anyOrganizationStatus?: boolean;
   /** A /test helper: invisible (404) to live keys. */
   sandboxOnly?: boolean;
+  /** Registered ahead of its implementation: 501 whatever the request carries (no 422 for its query). */
+  notYetAvailable?: boolean;
 }
 
 declare module 'fastify' {

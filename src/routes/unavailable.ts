@@ -30,7 +30,7 @@ export function unavailableRoutes(app: App): void {
     app.route({
       method: route.method,
       url: route.url,
-      config: route.contract ?? {},
+      config: { ...route.contract, notYetAvailable: true },
       schema: {
         summary: 'Registered, not yet available',
         tags: [route.tag],
