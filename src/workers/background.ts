@@ -5,13 +5,15 @@ import { expireDueIntents } from '../use-cases/expiry.js';
 import { runPeriodically } from './periodic.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
+/** Stops the background work (resolving once webhook attempts in flight are done); `alive` is for readiness. */
+export type BackgroundWork = (() => Promise<void>) & { alive(): boolean };
+
 /**
  * Every background job: sweeps and webhook delivery. Each one is safe to run in several processes at once
  * (rows are claimed with locks), so the server runs them itself by default and `connect-payments worker`
  * processes can run beside it or instead of it (CONNECT_WORKERS=off on the server).
- * Resolves to a function that stops them, letting webhook attempts in flight finish.
  */
-export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogger): Promise<() => Promise<void>> {
+export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogger): Promise<BackgroundWork> {
   const { config, db } = ctx;
   const dispatcher = new WebhookDispatcher(
     db,
@@ -33,8 +35,10 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), log),
     runPeriodically('live payout resume', 30, () => ctx.payouts.resumeLive(), log),
   ];
-  return async () => {
-    for (const stop of stopSweeps) stop();
+  const stop = async () => {
+    for (const stopSweep of stopSweeps) stopSweep();
     await dispatcher.stop();
   };
+  // The sweeps are timers, which cannot die; the dispatcher's loop is what readiness watches.
+  return Object.assign(stop, { alive: () => dispatcher.running });
 }
