@@ -25,6 +25,7 @@ import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import type { App, AppContext } from './context.js';
 import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
+import { docsPage } from './docs-page.js';
 import { installJsonBodyParser } from './json-body.js';
 import { adminOpenApi, partnerOpenApi } from './openapi.js';
 import { refuseUnstorableStrings } from './request-guards.js';
@@ -100,7 +101,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   // Each API gets its own OpenAPI document: swagger registered in a context sees that context's routes only.
   await app.register(async (docs: App) => {
     await docs.register(swagger, partnerOpenApi());
-    await docs.register(swaggerUi, { routePrefix: `${PARTNER_PREFIX}/docs` });
+    await docs.register(swaggerUi, docsPage(`${PARTNER_PREFIX}/docs`));
     docs.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (partner: App) => {

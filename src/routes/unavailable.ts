@@ -33,6 +33,7 @@ export function unavailableRoutes(app: App): void {
       config: { ...route.contract, notYetAvailable: true },
       schema: {
         summary: 'Registered, not yet available',
+        description: 'Registered by the contract ahead of its implementation: after authentication it always answers 501 `not_yet_available`.',
         tags: [route.tag],
         ...paramsOf(route.url),
         response: errorResponses(501, ...PARTNER_ERRORS),
