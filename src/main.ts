@@ -30,9 +30,6 @@ async function main(): Promise<void> {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   // The CLI on this machine sends its verbs here while this process holds the embedded database.
   const withdraw = db.kind === 'pglite' ? announceServer(config.dataDir, { pid: process.pid, url: base }) : () => {};
-  process.stdout.write(
-    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null }),
-  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -56,6 +53,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Last: whoever reads it may signal at once, and the handlers above must be in place by then.
+  process.stdout.write(
+    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null }),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -52,6 +52,7 @@ describe('npm start on a fresh machine (the compiled build)', () => {
     const { child, output } = await start('npm', ['start']);
     try {
       expect(output).toContain(`API base URL:    ${base}/connect/v1`);
+      expect(output.match(/Connect Payments is running/g)).toHaveLength(1);
       const key = /sk_test_[0-9A-Za-z]{32,}/.exec(output)?.[0];
       expect(output).toContain(`curl -H "Authorization: Bearer ${key}" ${base}/connect/v1/health`);
       token = /Operator token .*\n\s+(adm_\S+)/.exec(output)?.[1] ?? '';
