@@ -65,10 +65,30 @@ function describeResponses(operation: Operation): void {
       continue;
     }
     const own = response.description && response.description !== 'Default Response' ? response.description : null;
-    const base = own ?? STATUS_CODES[Number(status)] ?? status;
+    const reason = STATUS_CODES[Number(status)] ?? status;
+    const what = Number(status) < 300 ? answerName(response.content?.['application/json']?.schema as SchemaShape | undefined) : null;
+    const base = own ?? (what ? `${reason}: ${what}` : reason);
     const codes = errorCodes[status];
     response.description = codes ? `${base.replace(/\.?$/, '.')} Codes: ${codes.map((code) => `\`${code}\``).join(', ')}.` : base;
   }
+}
+
+interface SchemaShape {
+  title?: string;
+  properties?: { object?: { const?: string; enum?: string[] }; has_more?: unknown; data?: { items?: { title?: string } } };
+}
+
+/** What a successful answer is, for its description: `the PaymentIntent`, `one page of Event`, the `object` it names. */
+function answerName(schema: SchemaShape | undefined): string | null {
+  if (!schema) return null;
+  if (schema.title) return `the ${schema.title}`;
+  const object = schema.properties?.object?.const ?? schema.properties?.object?.enum?.[0];
+  if (object) return `the \`${object}\` object`;
+  if (schema.properties?.has_more) {
+    const item = schema.properties.data?.items?.title;
+    return `one page of the list${item ? ` of ${item}` : ''} (\`has_more\`, \`data\`, \`cursor\`)`;
+  }
+  return null;
 }
 
 function attachExamples(operation: Operation, method: string, path: string, recorded: RecordedOperation): void {
