@@ -60,11 +60,11 @@ export interface WorkerProcess {
 }
 
 /**
- * Starts `node bin/connect-payments.js worker` (no HTTP) at LOG_LEVEL=info and resolves once its log says
- * "worker started", which it writes at that level once its background work runs.
+ * Starts the CLI's `worker` (no HTTP) from the TypeScript source, as the servers run here, at LOG_LEVEL=info,
+ * and resolves once its log says "worker started", which it writes at that level once its background work runs.
  */
 export async function startWorker(spec: Omit<ServerSpec, 'entry' | 'preload'>): Promise<WorkerProcess> {
-  const { child, stop } = spawnChild(['bin/connect-payments.js', 'worker'], spec, { LOG_LEVEL: 'info' }, false);
+  const { child, stop } = spawnChild(['--import', 'tsx', 'src/cli/main.ts', 'worker'], spec, { LOG_LEVEL: 'info' }, false);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let problem: string | null = null;
   while (!fs.readFileSync(spec.logFile, 'utf8').includes('worker started')) {

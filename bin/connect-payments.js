@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The CLI runs from TypeScript source, as the server does (`tsx src/main.ts`), so there is no build to keep in step.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/main.ts');
+// The CLI runs compiled, as the server does (`npm run build`, run by `npm ci` / `npm install`, writes dist/).
+await import('../dist/cli/main.js');

@@ -1,44 +1,35 @@
-import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { banner } from './banner.js';
 import { loadConfig } from './config.js';
 import { createContext, openDatabase } from './context.js';
-import { ADMIN_PREFIX, buildApp, PARTNER_PREFIX } from './http/app.js';
+import { buildApp } from './http/app.js';
+import { terminalLogging } from './logging.js';
 import { serveMetrics } from './metrics/listener.js';
-import { startBackgroundWork } from './workers/background.js';
+import { announceServer, operatorToken } from './operator-files.js';
+import { startBackgroundWork, type BackgroundWork } from './workers/background.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the database: a missing CONNECT_ADMIN_TOKEN on PostgreSQL is a configuration error, found at once.
+  const token = operatorToken(config);
   const db = await openDatabase(config);
   const ctx = await createContext(config, db);
   await ctx.callers.start();
-  const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
-  const app = await buildApp(ctx, { adminToken });
+  let work: BackgroundWork | null = null;
+  const app = await buildApp(ctx, {
+    adminToken: token.token,
+    logger: terminalLogging(),
+    workers: () => (!config.runWorkers ? 'off' : work?.alive() ? 'alive' : 'stopped'),
+  });
   const demo = await ctx.operator.bootstrapDemo();
   await app.listen({ host: config.host, port: config.port });
   const metricsListener = config.metricsAddress ? await serveMetrics(ctx.metrics, config.metricsAddress, app.log) : null;
-  const stopWorkers = config.runWorkers ? await startBackgroundWork(ctx, app.log) : async () => {};
+  work = config.runWorkers ? await startBackgroundWork(ctx, app.log) : null;
 
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  const lines = [
-    '',
-    `Connect Payments is running on ${db.kind === 'pglite' ? `the embedded database (${config.dataDir})` : 'PostgreSQL'}.`,
-    `  API base URL:    ${base}${PARTNER_PREFIX}`,
-    `  API reference:   ${base}${PARTNER_PREFIX}/docs`,
-  ];
-  if (demo) {
-    lines.push(
-      `  Demo organization ${demo.organization.id} (active) with a sandbox key, shown only this once:`,
-      `    ${demo.apiKey.key}`,
-      '  Try it:',
-      `    curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}${PARTNER_PREFIX}/health`,
-    );
-  } else {
-    lines.push('  Create keys with the operator API or CLI (npx connect-payments key create --help).');
-  }
-  if (metricsListener) lines.push(`  Metrics, without a token: ${metricsListener.url}`);
-  if (!config.adminToken) {
-    lines.push(`  Operator token for ${base}${ADMIN_PREFIX} (generated; set CONNECT_ADMIN_TOKEN to choose one):`, `    ${adminToken}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  const { port } = app.server.address() as AddressInfo;
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // The CLI on this machine sends its verbs here while this process holds the embedded database.
+  const withdraw = db.kind === 'pglite' ? announceServer(config.dataDir, { pid: process.pid, url: base }) : () => {};
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -46,9 +37,10 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
     try {
+      withdraw();
       await app.close();
       await metricsListener?.close();
-      await stopWorkers();
+      await work?.();
       await ctx.callers.stop();
       await ctx.webhookTransport.close();
       await ctx.limiter.close();
@@ -61,6 +53,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Last: whoever reads it may signal at once, and the handlers above must be in place by then.
+  process.stdout.write(
+    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null }),
+  );
 }
 
 main().catch((error: unknown) => {

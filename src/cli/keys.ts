@@ -1,9 +1,8 @@
 import { Option, type Command } from 'commander';
 import type { KeyMode } from '../domain/api-keys.js';
 import { SCOPES } from '../domain/scopes.js';
-import { CreateApiKeyBody, presentApiKey } from '../routes/admin/schemas.js';
-import { keyList } from '../use-cases/operator.js';
-import { checked, commaList, integer, withPageOptions, type PageOptions } from './options.js';
+import { commaList, integer, withPageOptions, type PageOptions } from './options.js';
+import { adminPath } from './operator-api.js';
 import type { RunVerb } from './run.js';
 
 interface CreateOptions {
@@ -27,41 +26,36 @@ export function keyCommands(program: Command, run: RunVerb): void {
     .option('--scopes <scopes>', `comma-separated (default: all of ${SCOPES.join(', ')})`, commaList)
     .option('--rate-limit-rps <n>', 'requests per second, 1 to 100000 (default 25 for test, 100 for live)', integer)
     .action((organizationId: string, options: CreateOptions) => {
-      const body = checked(CreateApiKeyBody, {
+      const body = {
         mode: options.mode,
         expires_at: options.expiresAt,
         scopes: options.scopes,
         rate_limit_rps: options.rateLimitRps,
-      });
-      return run(async ({ operator }) => presentApiKey(await operator.createApiKey(organizationId, body)));
+      };
+      return run({ method: 'POST', path: adminPath`/organizations/${organizationId}/keys`, body });
     });
 
   withPageOptions(
     key.command('list').description("List an organization's keys, newest first").argument('<organization_id>'),
   ).action((organizationId: string, options: PageOptions) =>
-    run(async ({ operator, cursors }) => {
-      // The admin API's list name: a cursor from either one works with the other.
-      const list = keyList(organizationId);
-      const page = await operator.listApiKeys(organizationId, cursors.pageRequest(list, options));
-      return cursors.envelope(list, page, presentApiKey);
-    }),
+    run({ method: 'GET', path: adminPath`/organizations/${organizationId}/keys`, query: { ...options } }),
   );
 
   key
     .command('get')
     .description('Show an API key (never its secret)')
     .argument('<key_id>')
-    .action((id: string) => run(async ({ operator }) => presentApiKey(await operator.getApiKey(id))));
+    .action((id: string) => run({ method: 'GET', path: adminPath`/keys/${id}` }));
 
   key
     .command('rotate')
     .description('Replace a key with a new one (same mode, scopes, limit, expiry); the old one stops working at once')
     .argument('<key_id>')
-    .action((id: string) => run(async ({ operator }) => presentApiKey(await operator.rotateApiKey(id))));
+    .action((id: string) => run({ method: 'POST', path: adminPath`/keys/${id}/rotate` }));
 
   key
     .command('revoke')
     .description('Revoke a key at once')
     .argument('<key_id>')
-    .action((id: string) => run(async ({ operator }) => presentApiKey(await operator.revokeApiKey(id))));
+    .action((id: string) => run({ method: 'DELETE', path: adminPath`/keys/${id}` }));
 }

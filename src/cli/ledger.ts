@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { verifyLedger, type LedgerReport } from '../use-cases/ledger.js';
+import type { LedgerReport } from '../use-cases/ledger.js';
 import type { RunVerb } from './run.js';
 
 /** A ledger that does not add up: the report goes to stderr and the command exits 1. */
@@ -19,10 +19,9 @@ export function ledgerCommands(program: Command, run: RunVerb): void {
     .command('verify')
     .description('Check that every balance equals the sum of its postings and every transfer sums to zero per asset; exits 1 on any mismatch')
     .action(() =>
-      run(async ({ db }) => {
-        const report = await verifyLedger(db);
+      run({ method: 'GET', path: '/ledger/verification' }, (answer) => {
+        const report = answer as LedgerReport;
         if (!report.ok) throw new LedgerOutOfBalance(report);
-        return report;
       }),
     );
 }

@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ORGANIZATION_STATUSES, type AssetNetworkPair, type OrganizationStatus } from '../domain/organizations.js';
-import { CreateOrganizationBody, presentOrganization, UpdateOrganizationBody } from '../routes/admin/schemas.js';
-import { ORGANIZATION_LIST } from '../use-cases/operator.js';
-import { checked, integer, pair, withPageOptions, type PageOptions } from './options.js';
+import { integer, pair, withPageOptions, type PageOptions } from './options.js';
+import { adminPath } from './operator-api.js';
 import type { RunVerb } from './run.js';
 
 const statusOption = () => new Option('--status <status>', 'verification status').choices(ORGANIZATION_STATUSES);
@@ -24,22 +23,18 @@ export function organizationCommands(program: Command, run: RunVerb): void {
     .requiredOption('--name <name>', 'display name, 1 to 200 characters')
     .addOption(statusOption())
     .action((options: { name: string; status?: OrganizationStatus }) => {
-      const body = checked(CreateOrganizationBody, { name: options.name, status: options.status });
-      return run(async ({ operator }) => presentOrganization(await operator.createOrganization(body)));
+      const body = { name: options.name, status: options.status };
+      return run({ method: 'POST', path: '/organizations', body });
     });
 
   org
     .command('get')
     .description('Show an organization')
     .argument('<id>', 'organization id')
-    .action((id: string) => run(async ({ operator }) => presentOrganization(await operator.getOrganization(id))));
+    .action((id: string) => run({ method: 'GET', path: adminPath`/organizations/${id}` }));
 
   withPageOptions(org.command('list').description('List organizations, newest first')).action((options: PageOptions) =>
-    run(async ({ operator, cursors }) => {
-      // The admin API's list name: a cursor from either one works with the other.
-      const list = ORGANIZATION_LIST;
-      return cursors.envelope(list, await operator.listOrganizations(cursors.pageRequest(list, options)), presentOrganization);
-    }),
+    run({ method: 'GET', path: '/organizations', query: { ...options } }),
   );
 
   org
@@ -58,7 +53,7 @@ export function organizationCommands(program: Command, run: RunVerb): void {
         ...(options.intentTtlSeconds === undefined ? {} : { intent_ttl_seconds: options.intentTtlSeconds }),
         ...(pairs === undefined ? {} : { disabled_pairs: pairs }),
       };
-      const body = checked(UpdateOrganizationBody, { name: options.name, status: options.status, settings });
-      return run(async ({ operator }) => presentOrganization(await operator.updateOrganization(id, body)));
+      const body = { name: options.name, status: options.status, settings };
+      return run({ method: 'PATCH', path: adminPath`/organizations/${id}`, body });
     });
 }

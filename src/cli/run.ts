@@ -1,39 +1,44 @@
 import { Command, CommanderError } from 'commander';
-import { pino } from 'pino';
-import { loadConfig, type Config } from '../config.js';
-import { createContext, openDatabase } from '../context.js';
+import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppContext } from '../http/context.js';
-import type { Database } from '../store/database.js';
+import { adminTokenCommand } from './admin-token.js';
 import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
+import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
 
-export interface Output {
-  write(text: string): unknown;
-}
+export type { OpenDatabase, Output } from './operator-api.js';
 
 export interface CliIo {
   stdout: Output;
   stderr: Output;
 }
 
-/** Opens the database the verbs run on; runCli closes it once the verb is done. */
-export type OpenDatabase = (config: Config) => Promise<Database>;
-
-/** One verb: what it resolves to is printed, and is the admin API's response body for the same call. */
-export type Verb = (ctx: AppContext) => Promise<unknown>;
-export type RunVerb = (verb: Verb) => Promise<void>;
+/**
+ * An operator verb: one operator API call, whose answer is printed. `check` may refuse a successful answer
+ * (the ledger verification that found a mismatch) by throwing.
+ */
+export type RunVerb = (call: AdminCall, check?: (answer: unknown) => void) => Promise<void>;
+/** A verb that needs the database itself, not the API (the worker); what it resolves to is printed. */
+export type RunLocal = (verb: (ctx: AppContext) => Promise<unknown>) => Promise<void>;
 
 /** Commander's own failures (unknown verb, missing or malformed option) are the caller's usage errors. */
 const USAGE_ERROR = 2;
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+const openDatabase: OpenDatabase = async (config) => (await import('../context.js')).openDatabase(config);
+
 /** Runs one command line; resolves to the process exit code instead of exiting, so tests can run it in-process. */
-export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatabase = openDatabase): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  open: OpenDatabase = openDatabase,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
     .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger and background workers, on the configured database.')
@@ -41,13 +46,23 @@ export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatab
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 
-  // The database is opened only once a verb has parsed: --help and usage errors never touch it.
-  const run: RunVerb = async (verb) => {
-    const config = loadConfig();
+  // Nothing is opened until a verb has parsed: --help and usage errors touch no database and no server.
+  const run: RunVerb = async (call, check) => {
+    const api = await openOperatorApi(loadConfig(env), open, io.stderr);
+    try {
+      const answer = await api.call(call);
+      check?.(answer);
+      io.stdout.write(json(answer));
+    } finally {
+      await api.close();
+    }
+  };
+  const runLocal: RunLocal = async (verb) => {
+    const config = loadConfig(env);
     const db = await open(config);
     try {
-      // Stdout carries the verb's JSON; a Redis outage is reported beside it, on stderr.
-      const ctx = await createContext(config, db, { redisLog: pino({ level: config.logLevel }, io.stderr) });
+      const { createContext } = await import('../context.js');
+      const ctx = await createContext(config, db);
       try {
         io.stdout.write(json(await verb(ctx)));
       } finally {
@@ -61,7 +76,8 @@ export async function runCli(argv: readonly string[], io: CliIo, open: OpenDatab
   keyCommands(program, run);
   ledgerCommands(program, run);
   webhookCommands(program, run);
-  workerCommand(program, run);
+  workerCommand(program, runLocal);
+  adminTokenCommand(program, () => loadConfig(env), io.stdout);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -75,9 +91,21 @@ function report(error: unknown, stderr: Output): number {
   // Commander has already printed its message (or the help that was asked for).
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_ERROR;
   if (error instanceof DomainError) {
-    stderr.write(json({ error: { code: error.code, message: error.message, param: error.param } }));
+    stderr.write(json({ error: { code: error.code, message: inFlagTerms(error.message), param: error.param } }));
   } else {
     stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   }
   return 1;
+}
+
+/**
+ * The operator API names a refused body field (`Field "settings.intent_ttl_seconds" must be …`); the person at
+ * the shell typed a flag, so the message names that instead (`--intent-ttl-seconds must be …`).
+ */
+function inFlagTerms(message: string): string {
+  return message.replace(/^Field "([\w.]+)"/, (_match, param: string) => {
+    // Settings are nested in the API body but flat flags here; array positions (scopes.1) are not part of a flag.
+    const name = param.split('.').find((part) => part !== 'settings' && !/^\d+$/.test(part)) ?? param;
+    return `--${name.replaceAll('_', '-')}`;
+  });
 }

@@ -1,11 +1,8 @@
 import { Argument, Option, type Command } from 'commander';
 import type { KeyMode } from '../domain/api-keys.js';
 import { DELIVERY_STATES, REPLAYABLE_STATES, type DeliveryState, type ReplayableState } from '../domain/webhooks.js';
-import { parseBound } from '../http/query.js';
-import { presentDelivery } from '../http/resources/webhook-delivery.js';
-import { BulkReplayBody, presentEndpoint, PutEndpointBody, RotateSecretBody } from '../routes/admin/webhooks.js';
-import { deliveryList } from '../use-cases/webhooks.js';
-import { checked, integer, withPageOptions, type PageOptions } from './options.js';
+import { adminPath } from './operator-api.js';
+import { integer, withPageOptions, type PageOptions } from './options.js';
 import type { RunVerb } from './run.js';
 
 const MODES = ['test', 'live'] satisfies KeyMode[];
@@ -19,25 +16,21 @@ export function webhookCommands(program: Command, run: RunVerb): void {
     .requiredOption('--url <url>', 'where deliveries go (live: https and a public address)')
     .option('--disabled', 'keep the endpoint but send nothing (ends deliveries still waiting)')
     .action((organizationId: string, mode: KeyMode, options: { url: string; disabled?: boolean }) => {
-      const body = checked(PutEndpointBody, { url: options.url, enabled: !options.disabled });
-      return run(async ({ webhooks }) => presentEndpoint(await webhooks.configure(organizationId, mode, body)));
+      const body = { url: options.url, enabled: !options.disabled };
+      return run({ method: 'PUT', path: adminPath`/organizations/${organizationId}/webhooks/${mode}`, body });
     });
 
   webhook
     .command('list')
     .description("Show an organization's endpoints (never their secrets)")
     .argument('<organization_id>')
-    .action((organizationId: string) =>
-      run(async ({ webhooks }) => ({ data: (await webhooks.endpoints(organizationId)).map(presentEndpoint) })),
-    );
+    .action((organizationId: string) => run({ method: 'GET', path: adminPath`/organizations/${organizationId}/webhooks` }));
 
   modeArgument(webhook.command('rotate-secret').description('Replace the signing secret; the new one is printed this once'))
     .option('--previous-secret-valid-seconds <n>', 'how long the old secret keeps signing too (default 86400)', integer)
     .action((organizationId: string, mode: KeyMode, options: { previousSecretValidSeconds?: number }) => {
-      const body = checked(RotateSecretBody, { previous_secret_valid_seconds: options.previousSecretValidSeconds });
-      return run(async ({ webhooks }) =>
-        presentEndpoint(await webhooks.rotateSecret(organizationId, mode, body.previous_secret_valid_seconds)),
-      );
+      const body = { previous_secret_valid_seconds: options.previousSecretValidSeconds };
+      return run({ method: 'POST', path: adminPath`/organizations/${organizationId}/webhooks/${mode}/rotate-secret`, body });
     });
 
   withPageOptions(
@@ -49,10 +42,10 @@ export function webhookCommands(program: Command, run: RunVerb): void {
       .addOption(new Option('--status <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
       .addOption(new Option('--mode <mode>', 'only this mode').choices(MODES)),
   ).action((organizationId: string, options: PageOptions & { eventId?: string; status?: DeliveryState; mode?: KeyMode }) =>
-    run(async ({ webhooks, cursors }) => {
-      const list = deliveryList(organizationId);
-      const filters = { eventId: options.eventId, state: options.status, mode: options.mode };
-      return cursors.envelope(list, await webhooks.deliveries(organizationId, filters, cursors.pageRequest(list, options)), presentDelivery);
+    run({
+      method: 'GET',
+      path: adminPath`/organizations/${organizationId}/webhook-deliveries`,
+      query: { event_id: options.eventId, status: options.status, mode: options.mode, limit: options.limit, cursor: options.cursor },
     }),
   );
 
@@ -61,11 +54,6 @@ export function webhookCommands(program: Command, run: RunVerb): void {
     .requiredOption('--to <date-time>', 'inclusive upper bound (a bare date covers that whole day)')
     .addOption(new Option('--state <state>', 'how the latest delivery ended; none = never delivered').choices(REPLAYABLE_STATES).default('dead'))
     .action((organizationId: string, mode: KeyMode, options: { from: string; to: string; state: ReplayableState }) => {
-      const body = checked(BulkReplayBody, options);
-      return run(async ({ webhooks }) => {
-        const range = { from: parseBound(body.from, 'from', 'lower')!, to: parseBound(body.to, 'to', 'upper')! };
-        const queued = await webhooks.bulkReplay(organizationId, mode, range, body.state ?? 'dead');
-        return { object: 'webhook_replay', mode, queued };
-      });
+      return run({ method: 'POST', path: adminPath`/organizations/${organizationId}/webhooks/${mode}/replay`, body: options });
     });
 }

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { pino } from 'pino';
-import { startBackgroundWork } from '../workers/background.js';
-import { LOG_REDACTIONS } from '../http/app.js';
-import { serveMetrics } from '../metrics/listener.js';
-import type { RunVerb } from './run.js';
+import { LOG_REDACTIONS, terminalLogging } from '../logging.js';
+import type { RunLocal } from './run.js';
 
 /** Resolves at the first SIGTERM or SIGINT. */
 const stopSignal = () =>
@@ -12,7 +10,7 @@ const stopSignal = () =>
     process.once('SIGINT', () => resolve('SIGINT'));
   });
 
-export function workerCommand(program: Command, run: RunVerb): void {
+export function workerCommand(program: Command, run: RunLocal): void {
   program
     .command('worker')
     .description(
@@ -22,7 +20,9 @@ export function workerCommand(program: Command, run: RunVerb): void {
     )
     .action(() =>
       run(async (ctx) => {
-        const log = pino({ level: ctx.config.logLevel, redact: LOG_REDACTIONS });
+        // Loaded here: the other verbs, which only call the operator API, need none of it.
+        const [{ startBackgroundWork }, { serveMetrics }] = await Promise.all([import('../workers/background.js'), import('../metrics/listener.js')]);
+        const log = pino({ level: ctx.config.logLevel, redact: LOG_REDACTIONS, ...terminalLogging() });
         const stop = await startBackgroundWork(ctx, log);
         const address = ctx.config.metricsAddress;
         const metrics = address ? await serveMetrics(ctx.metrics, address, log) : null;

@@ -26,7 +26,8 @@ export interface RouteAccess {
 /** 401s: the key must be live (not revoked, not rotated away) and not past its expiry. */
 export function checkCredential(caller: Caller | null, now: Date): asserts caller is Caller {
   if (!caller || caller.revokedAt) {
-    throw new DomainError('authentication_required', 'The API key is invalid or has been revoked.');
+    // One message for a revoked, rotated-away and never-issued key: the answer tells nobody which keys exist.
+    throw new DomainError('authentication_required', 'This API key does not match any active key: check it, or ask for a new one if it was revoked or rotated.');
   }
   if (caller.expiresAt && caller.expiresAt.getTime() <= now.getTime()) {
     throw new DomainError(

@@ -3,10 +3,12 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { LOG_REDACTIONS } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
+import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
@@ -14,6 +16,7 @@ import { capabilitiesRoutes } from '../routes/capabilities.js';
 import { eventRoutes } from '../routes/events.js';
 import { healthRoutes } from '../routes/health.js';
 import { paymentIntentRoutes } from '../routes/payment-intents.js';
+import { probeRoutes, type WorkerStatus } from '../routes/probes.js';
 import { payoutRoutes } from '../routes/payouts.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
@@ -23,27 +26,16 @@ import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import type { App, AppContext } from './context.js';
 import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
+import { docsPage } from './docs-page.js';
 import { installJsonBodyParser } from './json-body.js';
 import { adminOpenApi, partnerOpenApi } from './openapi.js';
 import { refuseUnstorableStrings } from './request-guards.js';
+import { refuseUnknownQueryParameters } from './strict-query.js';
 import './route-config.js';
 import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
-/** Never logged: credentials (the dashboard's session cookie too), idempotency keys, webhook signing secrets. */
-export const LOG_REDACTIONS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["idempotency-key"]',
-  'key',
-  '*.key',
-  'adminToken',
-  'secret',
-  '*.secret',
-  'previous_secret',
-  '*.previous_secret',
-];
 
 export const ADMIN_PREFIX = '/admin/v1';
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -59,6 +51,8 @@ export interface BuildOptions {
   adminToken: string;
   /** Pino logger options; `false` silences (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** What GET /readyz reports of the background work; `off` (not this process's job) when not given. */
+  workers?: WorkerStatus;
 }
 
 export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<App> {
@@ -103,15 +97,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
   const failures = new AuthFailureLimiter(ctx.config.authFailuresPerMinute);
+  probeRoutes(app, ctx, options.workers ?? (() => 'off'));
 
   // Each API gets its own OpenAPI document: swagger registered in a context sees that context's routes only.
   await app.register(async (docs: App) => {
     await docs.register(swagger, partnerOpenApi());
-    await docs.register(swaggerUi, { routePrefix: `${PARTNER_PREFIX}/docs` });
+    await docs.register(swaggerUi, docsPage(`${PARTNER_PREFIX}/docs`));
     docs.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (partner: App) => {
         partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, failures, ctx.clock));
+        partner.addHook('preValidation', refuseUnknownQueryParameters);
         healthRoutes(partner, ctx);
         capabilitiesRoutes(partner, ctx);
         paymentIntentRoutes(partner, ctx);
@@ -137,6 +133,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminKeyRoutes(admin, ctx);
         adminWebhookRoutes(admin, ctx);
         adminMetricsRoutes(admin, ctx);
+        adminLedgerRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
     );

@@ -19,8 +19,19 @@ function bearerToken(request: FastifyRequest): string | null {
   return header ? (BEARER.exec(header)?.[1] ?? null) : null;
 }
 
-const authenticationRequired = () =>
-  new DomainError('authentication_required', 'Send your API key as "Authorization: Bearer sk_test_…" or "sk_live_…".');
+const KEY_FORMAT = '"Authorization: Bearer sk_test_…" (sandbox) or "Authorization: Bearer sk_live_…" (live)';
+
+/**
+ * Same code for every 401 of a bad header, as the contract says; the message tells the caller which of the
+ * two mistakes it made. Whether a well-formed key was ever issued is never told (see checkCredential).
+ */
+const authenticationRequired = (request: FastifyRequest) =>
+  new DomainError(
+    'authentication_required',
+    request.headers.authorization === undefined
+      ? `The Authorization header is missing. Send your API key as ${KEY_FORMAT}.`
+      : `The Authorization header is malformed: expected ${KEY_FORMAT}, the key being sk_test_ or sk_live_ and 32 or more letters and digits.`,
+  );
 
 /** Counts a failed authentication against the client's address, then fails. */
 async function failed(failures: AuthFailureLimiter, request: FastifyRequest, error: DomainError): Promise<never> {
@@ -51,7 +62,7 @@ export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimi
     const token = bearerToken(request);
     const claimedMode = token ? parseApiKey(token) : null;
     if (contract.sandboxOnly && claimedMode === 'live') throw routeNotFound(request);
-    if (!token || !claimedMode) return failed(failures, request, authenticationRequired());
+    if (!token || !claimedMode) return failed(failures, request, authenticationRequired(request));
     if (contract.idempotent && readIdempotencyKey(request) === null) {
       throw new DomainError(
         'idempotency_key_required',

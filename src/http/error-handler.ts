@@ -50,7 +50,7 @@ const STRUCTURAL_KEYWORDS = new Set(['type', 'anyOf', 'oneOf', 'union']);
 /**
  * The contract's two classes of invalid input, for a failed schema keyword other than required and
  * additionalProperties: 422 when the structure is wrong (wrong type), 400 when a well-formed value is out of
- * range (too long, too many, not an allowed value, not a date). The CLI uses it too, so both answer alike.
+ * range (too long, too many, not an allowed value, not a date).
  */
 export function schemaFailureCode(keyword: string): 'parameter_invalid' | 'invalid_request' {
   return STRUCTURAL_KEYWORDS.has(keyword) ? 'parameter_invalid' : 'invalid_request';

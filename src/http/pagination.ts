@@ -2,9 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import { DomainError } from '../domain/errors.js';
 import type { Page, PageRequest } from '../store/pagination.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseLimit } from '../domain/page-size.js';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseLimit };
 
 /** Query parameters every list route accepts; each list route adds its own filters beside them. */
 export const PageQuery = {
@@ -24,14 +24,6 @@ export const ListEnvelope = <T extends Parameters<typeof Type.Array>[0]>(item: T
     data: Type.Array(item),
     cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
   });
-
-export function parseLimit(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_PAGE_SIZE;
-  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < 1) {
-    throw new DomainError('invalid_request', `limit must be an integer from 1 to ${MAX_PAGE_SIZE} (larger values are clamped).`, 'limit');
-  }
-  return Math.min(Number(raw), MAX_PAGE_SIZE);
-}
 
 const invalidCursor = () =>
   new DomainError('invalid_request', 'The cursor is not one this list issued. Pass back the `cursor` of the previous page verbatim.', 'cursor');

@@ -1,4 +1,5 @@
 import type { Caller } from '../domain/access.js';
+import type { ErrorCode } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
 
 /** What each route declares about itself; the auth, idempotency and docs layers read it. */
@@ -13,6 +14,15 @@ export interface RouteContract {
   anyOrganizationStatus?: boolean;
   /** A /test helper: invisible (404) to live keys. */
   sandboxOnly?: boolean;
+  /**
+   * The error codes particular to this route (the OpenAPI document lists them beside the ones every route of
+   * its kind can answer: authentication, scope, rate limit, validation, idempotency).
+   */
+  errors?: ErrorCode[];
+  /** The request body may be left out altogether (the OpenAPI document marks it optional). */
+  optionalBody?: boolean;
+  /** Registered ahead of its implementation: 501 whatever the request carries (no 422 for its query). */
+  notYetAvailable?: boolean;
 }
 
 declare module 'fastify' {

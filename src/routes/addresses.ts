@@ -12,7 +12,7 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
   app.post(
     '/addresses',
     {
-      config: { scope: 'addresses:write', fundMoving: true, idempotent: true },
+      config: { scope: 'addresses:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'provider_unavailable'] },
       schema: {
         summary: 'Mint a standalone deposit address',
         description: 'Without external_ref: a tenant-treasury address crediting the organization. With it: a per-user address.',
@@ -54,9 +54,10 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
   app.get(
     '/addresses/:address_id',
     {
-      config: { scope: 'addresses:read' },
+      config: { scope: 'addresses:read', errors: ['resource_not_found'] },
       schema: {
         summary: 'Get a standalone deposit address',
+        description: 'An address minted with POST /addresses. Another tenant\'s id answers 404, as a missing one does.',
         tags,
         params: Type.Object({ address_id: PathId }),
         response: { 200: Address, ...errorResponses(404, ...PARTNER_ERRORS) },

@@ -34,6 +34,7 @@ export function balanceRoutes(app: App, { db, balances }: AppContext): void {
       config: { scope: 'balances:read' },
       schema: {
         summary: "One end user's balances with fiat valuation",
+        description: 'The same per-user answer as GET /balances?external_ref=…; an `external_ref` never seen answers an empty list.',
         tags,
         params: Type.Object({ external_ref: ExternalRefText('The end user.') }),
         response: { 200: UserBalance, ...errorResponses(400, ...PARTNER_ERRORS) },

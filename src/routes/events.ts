@@ -18,9 +18,10 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
   app.get(
     '/events',
     {
-      config: { scope: 'events:read' },
+      config: { scope: 'events:read', errors: ['invalid_type'] },
       schema: {
         summary: 'List events, newest first',
+        description: 'The immutable event log of this key\'s mode, filtered by type, principal object and an inclusive `created_at` range. An unknown type answers 400 `invalid_type`.',
         tags,
         querystring: Type.Object({
           type: Type.Optional(RequestText(512, { description: `Comma-separated event types: ${TYPES}.` })),
@@ -55,7 +56,7 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
   app.get(
     '/events/:event_id',
     {
-      config: { scope: 'events:read' },
+      config: { scope: 'events:read', errors: ['event_not_found'] },
       schema: {
         summary: 'Get an event',
         description: 'Unknown, other-tenant and malformed ids all answer 404 event_not_found.',
@@ -70,7 +71,7 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
   app.post(
     '/events/:event_id/replay',
     {
-      config: { scope: 'events:write', idempotent: true },
+      config: { scope: 'events:write', idempotent: true, errors: ['event_not_found', 'webhook_endpoint_not_configured'] },
       schema: {
         summary: 'Queue a fresh webhook delivery of an event',
         description:

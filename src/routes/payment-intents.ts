@@ -12,7 +12,7 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
   app.post(
     '/payment-intents',
     {
-      config: { scope: 'intents:write', fundMoving: true, idempotent: true },
+      config: { scope: 'intents:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'min_usdt_amount_requires_solana', 'provider_unavailable'] },
       schema: {
         summary: 'Create a payment intent',
         description: 'Each currency expands to one deposit address per active network, in priority order.',
@@ -34,6 +34,7 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       config: { scope: 'intents:read' },
       schema: {
         summary: 'List payment intents, newest first',
+        description: 'Every intent of the tenant in this key\'s mode, or one end user\'s with `external_ref`. Each item is the full payment intent envelope, as GET /payment-intents/{payment_intent_id} answers it.',
         tags,
         querystring: Type.Object({ external_ref: Type.Optional(ExternalRefText("One end user's intents; an unknown ref gives an empty page.")), ...PageQuery }),
         response: { 200: ListEnvelope(PaymentIntent), ...errorResponses(400, ...PARTNER_ERRORS) },
@@ -49,9 +50,10 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
   app.get(
     '/payment-intents/:payment_intent_id',
     {
-      config: { scope: 'intents:read' },
+      config: { scope: 'intents:read', errors: ['invalid_payment_intent_id', 'resource_not_found'] },
       schema: {
         summary: 'Get a payment intent',
+        description: 'The full envelope: status, amounts received and remaining, the last deposit. A malformed id answers 400 `invalid_payment_intent_id`; another tenant\'s id answers 404, as a missing one does.',
         tags,
         params: Type.Object({ payment_intent_id: PathId }),
         response: { 200: PaymentIntent, ...errorResponses(400, 404, ...PARTNER_ERRORS) },

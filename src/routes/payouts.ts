@@ -16,7 +16,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
   app.post(
     '/payouts/quote',
     {
-      config: { scope: 'payouts:write', fundMoving: true, idempotent: true },
+      config: { scope: 'payouts:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'price_unavailable'] },
       schema: {
         summary: 'Quote a payout',
         description:
@@ -37,7 +37,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
   app.post(
     '/payouts',
     {
-      config: { scope: 'payouts:write', fundMoving: true, idempotent: true },
+      config: { scope: 'payouts:write', fundMoving: true, idempotent: true, errors: ['quote_already_used', 'quote_expired', 'quote_not_found', 'insufficient_funds', 'price_unavailable', 'provider_unavailable'] },
       schema: {
         summary: 'Execute a payout quote',
         description:
@@ -64,6 +64,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
       config: { scope: 'payouts:read' },
       schema: {
         summary: 'List payouts, newest first',
+        description: 'The tenant\'s payouts in this key\'s mode, or one end user\'s with `external_ref`, optionally by status.',
         tags,
         querystring: Type.Object({
           external_ref: Type.Optional(ExternalRefText("One end user's payouts; an unknown ref gives an empty page.")),
@@ -84,9 +85,10 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
   app.get(
     '/payouts/:payout_id',
     {
-      config: { scope: 'payouts:read' },
+      config: { scope: 'payouts:read', errors: ['resource_not_found'] },
       schema: {
         summary: 'Get a payout and its current status',
+        description: 'Poll it to follow a payout: the status only moves forward (pending, processing, then completed or failed).',
         tags,
         params: Type.Object({ payout_id: PathId }),
         response: { 200: Payout, ...errorResponses(404, ...PARTNER_ERRORS) },

@@ -22,7 +22,7 @@ export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: A
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
-      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true },
+      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true, optionalBody: true, errors: ['resource_not_found', 'price_unavailable'] },
       // The body is optional: no body at all means "pay what remains".
       preValidation: async (request) => {
         request.body ??= {};
@@ -50,9 +50,10 @@ export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: A
   app.post(
     '/test/addresses/:id/simulate-deposit',
     {
-      config: { scope: 'addresses:write', fundMoving: true, sandboxOnly: true },
+      config: { scope: 'addresses:write', fundMoving: true, sandboxOnly: true, errors: ['resource_not_found', 'price_unavailable'] },
       schema: {
         summary: 'Simulate a deposit to a standalone address',
+        description: 'Sandbox only (404 for live keys): credits `amount` to a standalone address, as a chain deposit would, with its ledger row and events.',
         tags,
         params: Type.Object({ id: PathId }),
         body: Type.Object({ amount: Amount }, { additionalProperties: false }),
@@ -68,7 +69,7 @@ export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: A
   app.post(
     '/test/payouts/:id/simulate',
     {
-      config: { scope: 'payouts:write', fundMoving: true, sandboxOnly: true },
+      config: { scope: 'payouts:write', fundMoving: true, sandboxOnly: true, errors: ['resource_not_found', 'invalid_state'] },
       schema: {
         summary: 'Drive a sandbox payout to an outcome',
         description:

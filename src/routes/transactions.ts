@@ -17,6 +17,7 @@ export function transactionRoutes(app: App, { db, cursors, transactions }: AppCo
       config: { scope: 'transactions:read' },
       schema: {
         summary: 'List ledger transactions, newest first',
+        description: 'The partner-visible ledger rows (deposits, payouts), filtered by end user, type, status and an inclusive `created_at` range; amounts are decimal strings.',
         tags,
         querystring: Type.Object({
           external_ref: Type.Optional(ExternalRefText("One end user's rows; an unknown ref gives an empty page.")),
@@ -44,9 +45,10 @@ export function transactionRoutes(app: App, { db, cursors, transactions }: AppCo
   app.get(
     '/transactions/:transaction_id',
     {
-      config: { scope: 'transactions:read' },
+      config: { scope: 'transactions:read', errors: ['resource_not_found'] },
       schema: {
         summary: 'Get a ledger transaction',
+        description: 'One ledger row. Another tenant\'s id answers 404, as a missing one does.',
         tags,
         params: Type.Object({ transaction_id: PathId }),
         response: { 200: Transaction, ...errorResponses(404, ...PARTNER_ERRORS) },

@@ -30,9 +30,10 @@ export function unavailableRoutes(app: App): void {
     app.route({
       method: route.method,
       url: route.url,
-      config: route.contract ?? {},
+      config: { ...route.contract, notYetAvailable: true },
       schema: {
         summary: 'Registered, not yet available',
+        description: 'Registered by the contract ahead of its implementation: after authentication it always answers 501 `not_yet_available`.',
         tags: [route.tag],
         ...paramsOf(route.url),
         response: errorResponses(501, ...PARTNER_ERRORS),

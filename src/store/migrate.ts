@@ -12,8 +12,10 @@ const MIGRATION_LOCK_ID = 731_845_201;
  * Applies the numbered `.sql` files not applied yet, in order, in one transaction. The transaction-scoped
  * advisory lock makes instances that start together take turns: the second sees the first one's work.
  */
+const migrationFiles = () => fs.readdirSync(migrationsDir).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
+
 export async function migrate(db: Database): Promise<string[]> {
-  const files = fs.readdirSync(migrationsDir).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
+  const files = migrationFiles();
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -30,4 +32,11 @@ export async function migrate(db: Database): Promise<string[]> {
     }
     return applied;
   });
+}
+
+/** The migrations this code ships that the database has not recorded (readiness: a database behind the code). */
+export async function pendingMigrations(db: Pick<Database, 'query'>): Promise<string[]> {
+  const rows = await db.query<{ id: string }>('SELECT id FROM schema_migrations');
+  const done = new Set(rows.map((row) => row.id));
+  return migrationFiles().filter((file) => !done.has(file));
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { isAlive } from '../operator-files.js';
 import type { Database, Sql } from './database.js';
 
 /**
@@ -26,15 +27,6 @@ function claimDataDir(dataDir: string): () => void {
       }
       fs.rmSync(lockFile, { force: true });
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -25,13 +25,15 @@ export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatch
   );
 }
 
+/** Stops the background work (resolving once webhook attempts in flight are done); `alive` is for readiness. */
+export type BackgroundWork = (() => Promise<void>) & { alive(): boolean };
+
 /**
  * Every background job: sweeps, chain watchers and webhook delivery. Each one is safe to run in several processes at once
  * (rows are claimed with locks), so the server runs them itself by default and `connect-payments worker`
  * processes can run beside it or instead of it (CONNECT_WORKERS=off on the server).
- * Resolves to a function that stops them, letting webhook attempts in flight finish.
  */
-export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogger): Promise<() => Promise<void>> {
+export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogger): Promise<BackgroundWork> {
   const { config, db } = ctx;
   const dispatcher = new WebhookDispatcher(
     db,
@@ -55,8 +57,10 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     runPeriodically('live payout tracking', config.evm.pollSeconds, () => ctx.payouts.trackLive(), log),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
   ];
-  return async () => {
-    for (const stop of stopSweeps) stop();
+  const stop = async () => {
+    for (const stopSweep of stopSweeps) stopSweep();
     await dispatcher.stop();
   };
+  // The sweeps are timers, which cannot die; the dispatcher's loop is what readiness watches.
+  return Object.assign(stop, { alive: () => dispatcher.running });
 }

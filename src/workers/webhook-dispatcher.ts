@@ -43,6 +43,7 @@ const endpointKey = (e: { organization_id: string; mode: string }) => `${e.organ
 export class WebhookDispatcher {
   private inFlight = 0;
   private stopped = false;
+  private looping = false;
   private poked = false;
   private wake: (() => void) | null = null;
   /** When retries this dispatcher scheduled fall due (ms since the epoch); past ones are dropped when it idles. */
@@ -64,7 +65,13 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(DELIVERY_CHANNEL, () => this.poke());
-    this.loopDone = this.loop();
+    this.looping = true;
+    this.loopDone = this.loop().finally(() => (this.looping = false));
+  }
+
+  /** Whether the claim loop runs (readiness): false before start, after stop, or if the loop died. */
+  get running(): boolean {
+    return this.looping;
   }
 
   /** Stops claiming, lets the attempts in flight finish and records them (bounded by the transport's timeout). */

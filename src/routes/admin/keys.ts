@@ -13,6 +13,7 @@ export function adminKeyRoutes(app: App, { operator, cursors }: AppContext): voi
     {
       schema: {
         summary: 'Create an API key (the secret is shown in this response only)',
+        description: 'The key (`sk_test_…` or `sk_live_…`) is in `key`, this once: only its hash is stored.',
         tags,
         params: IdParams,
         body: CreateApiKeyBody,
@@ -28,6 +29,7 @@ export function adminKeyRoutes(app: App, { operator, cursors }: AppContext): voi
     {
       schema: {
         summary: "List an organization's keys, newest first (never their secrets)",
+        description: 'Every key of the organization, revoked ones included, without secrets.',
         tags,
         params: IdParams,
         querystring: Type.Object(PageQuery),
@@ -43,7 +45,7 @@ export function adminKeyRoutes(app: App, { operator, cursors }: AppContext): voi
 
   app.get(
     '/keys/:id',
-    { schema: { summary: 'Get an API key', tags, params: IdParams, response: { 200: ApiKey, ...errorResponses(401, 404) } } },
+    { schema: { summary: 'Get an API key', description: 'Mode, scopes, limit, expiry and revocation of one key, never its secret.', tags, params: IdParams, response: { 200: ApiKey, ...errorResponses(401, 404) } } },
     async (request) => presentApiKey(await operator.getApiKey(request.params.id)),
   );
 
@@ -52,6 +54,7 @@ export function adminKeyRoutes(app: App, { operator, cursors }: AppContext): voi
     {
       schema: {
         summary: 'Replace a key: the old one stops working at once',
+        description: 'A new key with the same mode, scopes, rate limit and expiry; the old one is revoked in the same transaction. The new secret is shown in this response only.',
         tags,
         params: IdParams,
         response: { 201: ApiKey, ...errorResponses(400, 401, 404) },
@@ -63,7 +66,7 @@ export function adminKeyRoutes(app: App, { operator, cursors }: AppContext): voi
   app.delete(
     '/keys/:id',
     {
-      schema: { summary: 'Revoke a key', tags, params: IdParams, response: { 200: ApiKey, ...errorResponses(401, 404) } },
+      schema: { summary: 'Revoke a key', description: 'The key stops working at once, on every instance.', tags, params: IdParams, response: { 200: ApiKey, ...errorResponses(401, 404) } },
     },
     async (request) => presentApiKey(await operator.revokeApiKey(request.params.id)),
   );

@@ -13,6 +13,7 @@ export function adminOrganizationRoutes(app: App, { operator, cursors }: AppCont
     {
       schema: {
         summary: 'Create an organization',
+        description: 'A tenant: `pending_verification` unless `status` says otherwise. Its live keys work once it is `active`.',
         tags,
         body: CreateOrganizationBody,
         response: { 201: Organization, ...errorResponses(401, 422) },
@@ -26,6 +27,7 @@ export function adminOrganizationRoutes(app: App, { operator, cursors }: AppCont
     {
       schema: {
         summary: 'List organizations, newest first',
+        description: 'Every organization of the deployment, in the list envelope.',
         tags,
         querystring: Type.Object(PageQuery),
         response: { 200: ListEnvelope(Organization), ...errorResponses(400, 401) },
@@ -39,7 +41,7 @@ export function adminOrganizationRoutes(app: App, { operator, cursors }: AppCont
 
   app.get(
     '/organizations/:id',
-    { schema: { summary: 'Get an organization', tags, params: IdParams, response: { 200: Organization, ...errorResponses(401, 404) } } },
+    { schema: { summary: 'Get an organization', description: 'Name, status and settings of one organization.', tags, params: IdParams, response: { 200: Organization, ...errorResponses(401, 404) } } },
     async (request) => presentOrganization(await operator.getOrganization(request.params.id)),
   );
 
@@ -48,6 +50,7 @@ export function adminOrganizationRoutes(app: App, { operator, cursors }: AppCont
     {
       schema: {
         summary: 'Change name, status or settings',
+        description: 'What the body leaves out is kept; `settings` are merged over the stored ones, and `disabled_pairs` replaces the list.',
         tags,
         params: IdParams,
         body: UpdateOrganizationBody,

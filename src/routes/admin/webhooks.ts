@@ -107,6 +107,7 @@ export function adminWebhookRoutes(app: App, { webhooks, cursors }: AppContext):
     {
       schema: {
         summary: "The organization's webhook endpoints (never their secrets)",
+        description: 'At most one endpoint per mode (test, live).',
         tags,
         params: Type.Object({ id: PathId }),
         response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }), ...errorResponses(401, 404) },
@@ -118,6 +119,7 @@ export function adminWebhookRoutes(app: App, { webhooks, cursors }: AppContext):
   app.post(
     '/organizations/:id/webhooks/:mode/rotate-secret',
     {
+      config: { optionalBody: true },
       // The body is optional: none at all means the default grace.
       preValidation: async (request) => {
         request.body ??= {};
@@ -140,6 +142,7 @@ export function adminWebhookRoutes(app: App, { webhooks, cursors }: AppContext):
     {
       schema: {
         summary: 'Queue fresh deliveries for every event of a time range whose latest delivery ended in `state`',
+        description: 'For recovering from a receiver outage: every matching event gets a new delivery, with its original event id.',
         tags,
         params: ModeParams,
         body: BulkReplayBody,
@@ -159,6 +162,7 @@ export function adminWebhookRoutes(app: App, { webhooks, cursors }: AppContext):
     {
       schema: {
         summary: "List an organization's webhook deliveries, newest first",
+        description: 'Each delivery with its state, attempts and the last answer of the receiver.',
         tags,
         params: Type.Object({ id: PathId }),
         querystring: Type.Object({

@@ -1,0 +1,155 @@
+/**
+ * Records the OpenAPI document's examples from real calls: runs the sandbox flow of the README (and the
+ * operator's calls) against an in-memory database and writes, per operation, the request it sent and the
+ * answers it got to src/http/openapi-examples.json. Run it after changing a route: `npm run openapi:examples`.
+ */
+import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { ADMIN_PREFIX, buildApp, PARTNER_PREFIX } from '../src/http/app.js';
+import type { RecordedExamples } from '../src/http/openapi-document.js';
+import { migrate } from '../src/store/migrate.js';
+import { openPglite } from '../src/store/pglite.js';
+
+const OUTPUT = new URL('../src/http/openapi-examples.json', import.meta.url);
+const ADMIN_TOKEN = randomUUID() + randomUUID();
+
+/** Secrets of this throwaway database, shown in the examples as obvious placeholders. */
+function redacted(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value)
+      .replace(/sk_(test|live)_[0-9A-Za-z]{32,}/g, 'sk_$1_EXAMPLE0000000000000000000000000000000000')
+      .replace(/whsec_[0-9A-Za-z+/=]+/g, 'whsec_EXAMPLE00000000000000000000000000000000'),
+  );
+}
+
+const db = await openPglite();
+await migrate(db);
+const ctx = await createContext({ ...loadConfig({}), logLevel: 'silent' }, db);
+await ctx.callers.start();
+const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });
+const recorded: RecordedExamples = {};
+
+interface Call {
+  path?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  idempotent?: boolean;
+  /** The partner key; none for the operator API. */
+  key?: string | null;
+}
+
+/** Calls `template` (OpenAPI path syntax, `{name}` parameters) and records the request and the answer. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers of every route, each read for a field or two
+async function call(method: string, template: string, options: Call = {}): Promise<any> {
+  const url = template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(options.path![name]!));
+  const query = new URLSearchParams(options.query ?? {}).toString();
+  const headers: Record<string, string> = {};
+  if (options.idempotent) headers['Idempotency-Key'] = randomUUID();
+  const token = template.startsWith(ADMIN_PREFIX) ? ADMIN_TOKEN : options.key;
+  const res = await app.inject({
+    method: method as 'GET',
+    url: `${url}${query ? `?${query}` : ''}`,
+    headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(options.body === undefined ? {} : { payload: options.body as object }),
+  });
+  const body = res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : res.body.split('\n').slice(0, 12).join('\n');
+  const entry = (recorded[`${method} ${template}`] ??= {
+    request: redacted({ path: options.path, query: options.query, headers, body: options.body }) as RecordedExamples[string]['request'],
+    responses: {},
+  });
+  entry.responses[String(res.statusCode)] ??= redacted(body);
+  return body;
+}
+
+// The operator: an organization, its keys and its sandbox webhook endpoint.
+const A = ADMIN_PREFIX;
+const org = await call('POST', `${A}/organizations`, { body: { name: 'Acme Payments', status: 'active' } });
+await call('GET', `${A}/organizations`, { query: { limit: '2' } });
+await call('GET', `${A}/organizations/{id}`, { path: { id: org.id } });
+await call('GET', `${A}/organizations/{id}`, { path: { id: randomUUID() } });
+await call('PATCH', `${A}/organizations/{id}`, { path: { id: org.id }, body: { settings: { intent_ttl_seconds: 3600 } } });
+const apiKey = await call('POST', `${A}/organizations/{id}/keys`, { path: { id: org.id }, body: { mode: 'test', rate_limit_rps: 50 } });
+const spare = await call('POST', `${A}/organizations/{id}/keys`, { path: { id: org.id }, body: { mode: 'test', scopes: ['events:read'] } });
+await call('GET', `${A}/organizations/{id}/keys`, { path: { id: org.id }, query: { limit: '5' } });
+await call('GET', `${A}/keys/{id}`, { path: { id: apiKey.id } });
+const rotated = await call('POST', `${A}/keys/{id}/rotate`, { path: { id: spare.id } });
+await call('DELETE', `${A}/keys/{id}`, { path: { id: rotated.id } });
+await call('PUT', `${A}/organizations/{id}/webhooks/{mode}`, { path: { id: org.id, mode: 'test' }, body: { url: 'http://127.0.0.1:4000/hooks' } });
+await call('GET', `${A}/organizations/{id}/webhooks`, { path: { id: org.id } });
+await call('POST', `${A}/organizations/{id}/webhooks/{mode}/rotate-secret`, {
+  path: { id: org.id, mode: 'test' },
+  body: { previous_secret_valid_seconds: 3600 },
+});
+
+// The partner, with the sandbox key: the README's first payment, then a payout.
+const key = apiKey.key as string;
+const P = PARTNER_PREFIX;
+await call('GET', `${P}/health`, { key });
+await call('GET', `${P}/health`, { key: null });
+await call('GET', `${P}/capabilities`, { key });
+const intent = await call('POST', `${P}/payment-intents`, {
+  key,
+  idempotent: true,
+  body: { amount: '25.00', currencies: ['USDC', 'USDT'], external_ref: 'user-42', description: 'Order #1042', metadata: { order_id: '1042' } },
+});
+await call('POST', `${P}/payment-intents`, { key, idempotent: true, body: { amount: '25.00', currencies: ['USDC'], colour: 'blue' } });
+await call('GET', `${P}/payment-intents`, { key, query: { external_ref: 'user-42', limit: '1' } });
+await call('GET', `${P}/payment-intents/{payment_intent_id}`, { key, path: { payment_intent_id: intent.id } });
+await call('GET', `${P}/payment-intents/{payment_intent_id}`, { key, path: { payment_intent_id: 'not-a-uuid' } });
+await call('POST', `${P}/test/payment-intents/{id}/simulate-deposit`, { key, path: { id: intent.id }, body: { amount: '25.00' } });
+const address = await call('POST', `${P}/addresses`, { key, idempotent: true, body: { asset: 'USDC', network: 'solana', external_ref: 'user-42' } });
+await call('GET', `${P}/addresses`, { key, query: { external_ref: 'user-42', limit: '1' } });
+await call('GET', `${P}/addresses/{address_id}`, { key, path: { address_id: address.id } });
+await call('POST', `${P}/test/addresses/{id}/simulate-deposit`, { key, path: { id: address.id }, body: { amount: '50' } });
+const transactions = await call('GET', `${P}/transactions`, { key, query: { external_ref: 'user-42', type: 'deposit', limit: '2' } });
+await call('GET', `${P}/transactions/{transaction_id}`, { key, path: { transaction_id: transactions.data[0].id } });
+await call('GET', `${P}/balances`, { key, query: { external_ref: 'user-42' } });
+await call('GET', `${P}/balances/{external_ref}`, { key, path: { external_ref: 'user-42' } });
+const quote = await call('POST', `${P}/payouts/quote`, {
+  key,
+  idempotent: true,
+  body: { asset: 'USDC', amount: '10', external_ref: 'user-42', destination: 'So11111111111111111111111111111111111111112' },
+});
+const payout = await call('POST', `${P}/payouts`, { key, idempotent: true, body: { quote_id: quote.quote_id } });
+await call('GET', `${P}/payouts`, { key, query: { external_ref: 'user-42', limit: '1' } });
+await call('GET', `${P}/payouts/{payout_id}`, { key, path: { payout_id: payout.id } });
+await call('POST', `${P}/test/payouts/{id}/simulate`, { key, path: { id: payout.id }, body: { outcome: 'completed' } });
+const events = await call('GET', `${P}/events`, { key, query: { type: 'payment_intent.completed', limit: '1' } });
+await call('GET', `${P}/events`, { key, query: { status: 'completed' } });
+await call('GET', `${P}/events/{event_id}`, { key, path: { event_id: events.data[0].id } });
+await call('GET', `${P}/events/{event_id}`, { key, path: { event_id: 'evt_00000000000000000000000000' } });
+await call('POST', `${P}/events/{event_id}/replay`, { key, idempotent: true, path: { event_id: events.data[0].id } });
+
+// The routes the contract registers ahead of their implementation.
+const later: [string, string, Record<string, string>?][] = [
+  ['GET', '/webhooks'],
+  ['POST', '/webhooks'],
+  ['PATCH', '/webhooks/{webhook_id}', { webhook_id: 'wh_1' }],
+  ['DELETE', '/webhooks/{webhook_id}', { webhook_id: 'wh_1' }],
+  ['POST', '/webhooks/test'],
+  ['POST', '/conversions'],
+  ['GET', '/conversions'],
+  ['GET', '/conversions/{conversion_id}', { conversion_id: 'cv_1' }],
+  ['POST', '/ramps/quote'],
+  ['GET', '/ramps/sessions/{session_id}', { session_id: 'rs_1' }],
+];
+for (const [method, path, params] of later) await call(method, `${P}${path}`, { key, path: params });
+await call('POST', `${P}/ramps/sessions`, { key, idempotent: true });
+
+// The operator again, once there is something to replay, verify and measure.
+await call('GET', `${A}/organizations/{id}/webhook-deliveries`, { path: { id: org.id }, query: { limit: '1' } });
+await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
+  path: { id: org.id, mode: 'test' },
+  body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), state: 'none' },
+});
+await call('GET', `${A}/ledger/verification`);
+await call('GET', `${A}/metrics`);
+
+fs.writeFileSync(OUTPUT, `${JSON.stringify(recorded, null, 2)}\n`);
+await app.close();
+await ctx.callers.stop();
+await ctx.limiter.close();
+await db.close();
+process.stdout.write(`Recorded ${Object.keys(recorded).length} operations in ${OUTPUT.pathname}\n`);

@@ -1,0 +1,45 @@
+import type { OperatorService } from './use-cases/operator.js';
+import type { OperatorToken } from './operator-files.js';
+import { adminTokenFile } from './operator-files.js';
+import { ADMIN_PREFIX, PARTNER_PREFIX } from './http/app.js';
+
+export interface BannerFacts {
+  /** Where the server answers: scheme, host and port. */
+  base: string;
+  database: { kind: 'pglite' | 'postgres'; dataDir: string };
+  demo: Awaited<ReturnType<OperatorService['bootstrapDemo']>>;
+  token: OperatorToken;
+  metricsUrl: string | null;
+}
+
+/** What `npm start` prints once the server listens: where it is, how to call it, and (first start only) the secrets. */
+export function banner({ base, database, demo, token, metricsUrl }: BannerFacts): string {
+  const lines = [
+    '',
+    `Connect Payments is running on ${database.kind === 'pglite' ? `the embedded database (${database.dataDir})` : 'PostgreSQL'}.`,
+    `  API base URL:    ${base}${PARTNER_PREFIX}`,
+    `  API reference:   ${base}${PARTNER_PREFIX}/docs`,
+    `  Probes:          ${base}/livez, ${base}/readyz`,
+  ];
+  if (demo) {
+    lines.push(
+      `  Demo organization ${demo.organization.id} (active) with a sandbox key, shown only this once:`,
+      `    ${demo.apiKey.key}`,
+      '  Try it:',
+      `    curl -H "Authorization: Bearer ${demo.apiKey.key}" ${base}${PARTNER_PREFIX}/health`,
+    );
+  } else {
+    lines.push('  Create keys with the operator API or CLI (npx connect-payments key create --help).');
+  }
+  if (metricsUrl) lines.push(`  Metrics, without a token: ${metricsUrl}`);
+  if (token.origin === 'generated') {
+    lines.push(
+      `  Operator token for ${base}${ADMIN_PREFIX} (generated, kept in ${adminTokenFile(database.dataDir)}; ` +
+        '`npx connect-payments admin-token` prints it again):',
+      `    ${token.token}`,
+    );
+  } else if (token.origin === 'stored') {
+    lines.push(`  Operator token for ${base}${ADMIN_PREFIX}: \`npx connect-payments admin-token\` prints it.`);
+  }
+  return `${lines.join('\n')}\n\n`;
+}

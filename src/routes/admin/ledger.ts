@@ -1,0 +1,44 @@
+import { Type } from 'typebox';
+import type { App, AppContext } from '../../http/context.js';
+import { errorResponses } from '../../http/schemas.js';
+import { verifyLedger } from '../../use-cases/ledger.js';
+
+/** What `connect-payments ledger verify` prints; the CLI exits 1 when `ok` is false. */
+export const LedgerReport = Type.Object(
+  {
+    accounts: Type.Integer(),
+    transfers: Type.Integer(),
+    postings: Type.Integer(),
+    accountMismatches: Type.Array(Type.Object({ id: Type.String(), balance: Type.String(), postings: Type.String() }), {
+      description: 'Accounts whose running balance differs from the sum of their postings.',
+    }),
+    unbalancedTransfers: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        asset: Type.Union([Type.String(), Type.Null()]),
+        sum: Type.Union([Type.String(), Type.Null()]),
+        postings: Type.Integer(),
+      }),
+      { description: 'Transfers whose postings do not sum to zero for some asset, or that have fewer than two postings.' },
+    ),
+    ok: Type.Boolean({ description: 'True when both lists are empty.' }),
+  },
+  { title: 'LedgerReport' },
+);
+
+export function adminLedgerRoutes(app: App, { db }: AppContext): void {
+  app.get(
+    '/ledger/verification',
+    {
+      schema: {
+        summary: 'Check the double-entry ledger',
+        description:
+          'Every running balance must equal the sum of its postings and every transfer must sum to zero per asset, over every tenant. ' +
+          'Answers 200 with the report whatever it finds; `ok` says whether the ledger adds up.',
+        tags: ['operator'],
+        response: { 200: LedgerReport, ...errorResponses(401) },
+      },
+    },
+    async () => verifyLedger(db),
+  );
+}
