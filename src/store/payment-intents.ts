@@ -128,6 +128,13 @@ export async function insertIntent(
   return outcome[0]!.coded ? 'written' : 'ref_code_taken';
 }
 
+/** The addresses of the intent `i`, in expansion order, as a JSON array column. */
+const ADDRESSES = `(
+  SELECT coalesce(json_agg(json_build_object('id', a.id, 'payment_intent_id', a.payment_intent_id, 'asset', a.asset,
+                                    'network', a.network, 'address', a.address) ORDER BY a.position), '[]')
+  FROM deposit_addresses a WHERE a.payment_intent_id = i.id
+) AS addresses`;
+
 /**
  * One intent with its addresses in expansion order, in one statement; `lock` holds the intent row (not
  * its addresses) for the caller's transaction. The addresses are found by their intent alone: the intent is
@@ -141,12 +148,7 @@ export async function findIntentWithAddresses(
   lock: boolean,
 ): Promise<(IntentRow & { addresses: IntentAddressRow[] }) | null> {
   const [row] = await sql.query<IntentRow & { addresses: IntentAddressRow[] }>(
-    `SELECT ${COLUMNS}, (
-       SELECT coalesce(json_agg(json_build_object('id', a.id, 'payment_intent_id', a.payment_intent_id, 'asset', a.asset,
-                                         'network', a.network, 'address', a.address) ORDER BY a.position), '[]')
-       FROM deposit_addresses a WHERE a.payment_intent_id = i.id
-     ) AS addresses
-     FROM payment_intents i WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS}, ${ADDRESSES} FROM payment_intents i WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
     [id, tenant.organizationId, tenant.mode],
   );
   return row ?? null;
@@ -224,13 +226,20 @@ export function claimDueForExpiry(tx: Sql, now: Date, limit: number): Promise<In
 
 /**
  * The intent a public page names, by its ref_code or by its id, of any tenant: only while its code is still
- * reserved for it (a retired code names nothing, even before another intent takes it over).
+ * reserved for it (a retired code names nothing, even before another intent takes it over). With
+ * `withAddresses`, its addresses come in the same statement.
  */
-export async function findPublicIntent(sql: Sql, by: { refCode: string } | { id: string }, now: Date): Promise<IntentRow | null> {
-  const [row] = await sql.query<IntentRow>(
+export async function findPublicIntent<WithAddresses extends boolean>(
+  sql: Sql,
+  by: { refCode: string } | { id: string },
+  now: Date,
+  withAddresses: WithAddresses,
+): Promise<(WithAddresses extends true ? IntentRow & { addresses: IntentAddressRow[] } : IntentRow) | null> {
+  const columns = withAddresses ? `${COLUMNS}, ${ADDRESSES}` : COLUMNS;
+  const [row] = await sql.query<WithAddresses extends true ? IntentRow & { addresses: IntentAddressRow[] } : IntentRow>(
     'refCode' in by
-      ? `SELECT ${COLUMNS} FROM payment_intents i WHERE id = (SELECT payment_intent_id FROM ref_codes r WHERE r.code = $1 AND r.held_until > $2)`
-      : `SELECT ${COLUMNS} FROM payment_intents i WHERE id = $1 AND EXISTS (SELECT 1 FROM ref_codes r WHERE r.code = i.ref_code AND r.payment_intent_id = i.id AND r.held_until > $2)`,
+      ? `SELECT ${columns} FROM payment_intents i WHERE id = (SELECT payment_intent_id FROM ref_codes r WHERE r.code = $1 AND r.held_until > $2)`
+      : `SELECT ${columns} FROM payment_intents i WHERE id = $1 AND EXISTS (SELECT 1 FROM ref_codes r WHERE r.code = i.ref_code AND r.payment_intent_id = i.id AND r.held_until > $2)`,
     ['refCode' in by ? by.refCode : by.id, now],
   );
   return row ?? null;

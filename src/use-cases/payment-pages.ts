@@ -7,7 +7,7 @@ import { amountRemaining, effectiveStatus, REF_CODE_LENGTH } from '../domain/pay
 import { paymentUri } from '../domain/payment-uri.js';
 import type { Database } from '../store/database.js';
 import { findOrganization } from '../store/organizations.js';
-import { findPublicIntent, intentAddresses, type IntentRow } from '../store/payment-intents.js';
+import { findPublicIntent, type IntentRow } from '../store/payment-intents.js';
 import { tenantOf } from '../store/tenancy.js';
 import type { DepositSimulator } from './simulator.js';
 
@@ -63,20 +63,20 @@ export class PaymentPages {
   ) {}
 
   /** The intent behind a page; null for a malformed, unknown or retired identifier alike. */
-  private async intent(lookup: PageLookup): Promise<IntentRow | null> {
+  private async intent<WithAddresses extends boolean>(lookup: PageLookup, withAddresses: WithAddresses) {
     const wellFormed = 'refCode' in lookup ? REF_CODE.test(lookup.refCode) : isUuid(lookup.id);
-    return wellFormed ? findPublicIntent(this.db, lookup, this.clock.now()) : null;
+    return wellFormed ? findPublicIntent(this.db, lookup, this.clock.now(), withAddresses) : null;
   }
 
   async status(lookup: PageLookup): Promise<PayerStatus | null> {
-    const intent = await this.intent(lookup);
+    const intent = await this.intent(lookup, false);
     return intent && this.present(intent);
   }
 
   async view(lookup: PageLookup): Promise<PayerView | null> {
-    const intent = await this.intent(lookup);
+    const intent = await this.intent(lookup, true);
     if (!intent) return null;
-    const rows = (await intentAddresses(this.db, tenantOf({ organizationId: intent.organization_id, mode: intent.mode }), [intent.id])).get(intent.id)!;
+    const rows = intent.addresses;
     const status = this.present(intent);
     // The amount goes into the URI only in the primary currency: in another one it would need a price.
     const due = status.state === 'waiting' || status.state === 'partial' ? new Decimal(status.amount_remaining) : null;
@@ -110,7 +110,7 @@ export class PaymentPages {
    * of active organizations only (as the partner route). A live intent answers as if there were no such route.
    */
   async simulate(id: string): Promise<PayerStatus> {
-    const intent = await this.intent({ id });
+    const intent = await this.intent({ id }, false);
     if (!intent || intent.mode !== 'test') throw notFound('payment intent');
     const organization = await findOrganization(this.db, intent.organization_id);
     if (organization?.status !== 'active') {
