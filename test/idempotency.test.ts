@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../src/domain/access.js';
-import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { DomainError } from '../src/domain/errors.js';
 import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { purgeExpiredIdempotencyRecords } from '../src/store/idempotency.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { sandboxCaller } from './support/caller.js';
 
 /** Live custody that serves every network and is always down: live operations run, and answer 503. */
 const downLiveCustody: CustodyProvider = {
@@ -297,18 +296,7 @@ describe('idempotency (POST /payment-intents, the single-statement write)', () =
     const org = await t.tenant();
     const key = randomUUID();
     const first = await t.call(org.key, 'POST', '/payment-intents', { body: intentBody, idempotencyKey: key });
-    const caller: Caller = {
-      keyId: randomUUID(),
-      organizationId: org.organizationId,
-      organizationStatus: 'active',
-      organizationSettings: DEFAULT_SETTINGS,
-      mode: 'test',
-      scopes: [],
-      expiresAt: null,
-      revokedAt: null,
-      rateLimitRps: 1000,
-    };
-    const prepared = await t.ctx.paymentIntents.prepare(caller, intentBody);
+    const prepared = await t.ctx.paymentIntents.prepare(sandboxCaller(org.organizationId), intentBody);
     const scope = { organizationId: org.organizationId, mode: 'test' as const, key };
     const written = await t.ctx.paymentIntents.record(t.db, prepared, () => ({ scope, requestHash: 'other', ttlSeconds: 60, status: 201, body: '{}' }));
     expect(written).toBe(false);

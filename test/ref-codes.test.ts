@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../src/domain/access.js';
-import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { REF_CODE_DRAWS, REF_CODE_RETENTION_DAYS } from '../src/domain/payment-intents.js';
 import { custodyFor } from '../src/providers/custody/index.js';
 import { PaymentIntents, type IntentView } from '../src/use-cases/payment-intents.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { sandboxCaller } from './support/caller.js';
 import { ManualClock } from './support/clock.js';
 import { createTenant } from './support/partner.js';
 
@@ -22,17 +22,7 @@ let caller: Caller;
 beforeAll(async () => {
   t = await startTestApp();
   const tenant = await createTenant(t);
-  caller = {
-    keyId: tenant.keyId,
-    organizationId: tenant.organizationId,
-    organizationStatus: 'active',
-    organizationSettings: DEFAULT_SETTINGS,
-    mode: 'test',
-    scopes: [],
-    expiresAt: null,
-    revokedAt: null,
-    rateLimitRps: 100,
-  };
+  caller = sandboxCaller(tenant.organizationId, tenant.keyId);
 });
 afterAll(() => t.close());
 
