@@ -1,4 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { DOCS_BASE } from './app.js';
 
 /**
  * The limiter counts in one-second windows of real time, which a test cannot place. So rate-limit tests never
@@ -20,3 +22,14 @@ export async function untilFirst429(
 }
 
 export const remainingOf = (responses: LightMyRequestResponse[]) => responses.map((r) => r.headers['ratelimit-remaining']);
+
+/** The contract's 429 body for a key allowed `rps` requests per second. */
+export const rateLimitedBody = (rps: number) => ({
+  error: {
+    type: 'rate_limit_error',
+    code: 'rate_limited',
+    message: expect.stringContaining(`${rps} per second`),
+    param: null,
+    doc_url: `${DOCS_BASE}/errors/rate_limited`,
+  },
+});
