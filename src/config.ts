@@ -80,6 +80,8 @@ export interface EvmConfig {
   batchBlocks: number;
   /** Blocks below the cursor whose hashes are kept to detect reorganizations; a deeper one stops the watcher. */
   reorgWindow: number;
+  /** Seconds a live payout's transaction may stay unmined before it is sent again with a higher fee (within the quote's). */
+  rebroadcastSeconds: number;
   /** The hot wallet that signs live payouts: a key (given, or in a file), or a remote signer; null: no live payouts. */
   signer: EvmSignerConfig | null;
 }
@@ -186,6 +188,7 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
     pollSeconds: positiveInteger('CONNECT_EVM_POLL_SECONDS', env.CONNECT_EVM_POLL_SECONDS, 5),
     batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
     reorgWindow: positiveInteger('CONNECT_EVM_REORG_WINDOW', env.CONNECT_EVM_REORG_WINDOW, 512),
+    rebroadcastSeconds: positiveInteger('CONNECT_EVM_REBROADCAST_SECONDS', env.CONNECT_EVM_REBROADCAST_SECONDS, 120),
     signer: evmSigner(env),
   };
 }

@@ -80,7 +80,7 @@ export async function createContext(config: Config, database: Database, options:
   const clock = options.clock ?? systemClock;
   const fullCatalog = Catalog.load(config.catalogFile);
   const liveEvm = liveEvmFrom(config.evm, fullCatalog);
-  const evmPayouts = liveEvm?.signer ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer) : null;
+  const evmPayouts = liveEvm?.signer ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer, config.evm.rebroadcastSeconds) : null;
   const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts);
   const custody = options.custodyFor ?? (liveEvmProvider ? (mode: KeyMode) => (mode === 'live' ? liveEvmProvider : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;

@@ -14,6 +14,12 @@ describe('live EVM settings', () => {
     expect(liveEvmFrom(config.evm, catalog)?.rpcUrls).toEqual(new Map([['ethereum', RPC_WITH_KEY], ['base', 'http://127.0.0.1:8545']]));
   });
 
+  it('a stuck payout is rebroadcast after CONNECT_EVM_REBROADCAST_SECONDS, 120 unless set, never 0', () => {
+    expect(loadConfig({}).evm.rebroadcastSeconds).toBe(120);
+    expect(loadConfig({ CONNECT_EVM_REBROADCAST_SECONDS: '600' }).evm.rebroadcastSeconds).toBe(600);
+    expect(() => loadConfig({ CONNECT_EVM_REBROADCAST_SECONDS: '0' })).toThrow(/CONNECT_EVM_REBROADCAST_SECONDS must be at least 1/);
+  });
+
   it('without any RPC URL live EVM is off, and an xpub alone changes nothing', () => {
     expect(liveEvmFrom(loadConfig({}).evm, catalog)).toBeNull();
     expect(liveEvmFrom(loadConfig({ CONNECT_EVM_XPUB: TEST_XPUB }).evm, catalog)).toBeNull();

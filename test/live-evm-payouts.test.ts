@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
-import { erc20Abi, parseUnits, type Address } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { erc20Abi, parseGwei, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex, type Transaction } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { Decimal } from '../src/domain/money.js';
+import { recordReplacement } from '../src/store/evm-payouts.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp, Tenant } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
-import { HOT_WALLET, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
+import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
 import { createAddress, createTenant, eventsInOrder, json } from './support/partner.js';
 
 type Quote = Static<typeof PayoutQuote>;
@@ -72,9 +73,9 @@ describe('live payouts on EVM from the hot wallet', () => {
     await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
 
-    expect(await t.ctx.payouts.trackLive()).toBe(0);
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.trackLive()).toBe(1);
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
     const done = await statusOf(tenant.key, payout.id);
     expect(done.status).toBe('completed');
     const receipt = await anvil.client.getTransactionReceipt({ hash: done.tx_hash as `0x${string}` });
@@ -109,6 +110,115 @@ describe('live payouts on EVM from the hot wallet', () => {
     await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('failed');
     expect(await available(tenant.organizationId)).toBe(before);
     expect((await eventsInOrder(t, tenant.key, payout.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.failed']);
+    expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+});
+
+describe('a live payout stuck unmined', () => {
+  /**
+   * A payout broadcast while blocks are mined only on demand, then stuck: the next block's base fee (given the
+   * transaction and the payout's fee cap) is above its max fee. Payouts of earlier tests are settled first.
+   */
+  async function stuckPayout(baseFeePerGas: (stuck: Transaction, cap: bigint) => bigint) {
+    await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.payouts.trackLive(quiet);
+    const tenant = await fundedTenant('30');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    const destination = freshDestination();
+    await anvil.client.setAutomine(false);
+    const payout = await pay(tenant.key, destination, '10');
+    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    const original = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, payout.id)).tx_hash as Hex });
+    const [sent] = await t.db.query<{ fee_cap_wei: string }>('SELECT fee_cap_wei::text AS fee_cap_wei FROM evm_payout_txs WHERE payout_id = $1', [payout.id]);
+    const cap = BigInt(sent!.fee_cap_wei);
+    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: baseFeePerGas(original, cap) });
+    await anvil.mine(1);
+    await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
+    return { tenant, destination, payout, original, cap };
+  }
+
+  /** Back to mining on arrival at a base fee below any cap, for the next test. */
+  afterEach(async () => {
+    await anvil.client.setAutomine(true);
+    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('1') });
+    await anvil.mine(1);
+  });
+
+  const recordingLog = () => {
+    const warnings: object[] = [];
+    const errors: object[] = [];
+    return { warnings, errors, warn: (details: object) => void warnings.push(details), error: (details: object) => void errors.push(details) };
+  };
+
+  it('is rebroadcast with the same nonce and a higher fee within the quoted cap, and completes under the new hash', async () => {
+    const { tenant, destination, payout, original, cap } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
+
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
+    const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
+    expect(replacedHash).not.toBe(original.hash);
+    const replacement = await anvil.client.getTransaction({ hash: replacedHash });
+    expect(replacement.nonce).toBe(original.nonce);
+    expect(replacement.maxFeePerGas! >= (original.maxFeePerGas! * 9n) / 8n).toBe(true);
+    expect(replacement.gas * replacement.maxFeePerGas! <= cap).toBe(true);
+    // Another instance's sweep that read the stuck transaction before cannot replace it a second time.
+    expect(await recordReplacement(t.db, payout.id, original.hash, { raw: '0x00', txHash: '0x01' })).toBe(false);
+
+    await anvil.mine(TEST_CONFIRMATIONS);
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    const done = await statusOf(tenant.key, payout.id);
+    expect(done).toMatchObject({ status: 'completed', tx_hash: replacedHash });
+    await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
+    expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
+    const events = await eventsInOrder(t, tenant.key, payout.id);
+    expect(events.map((e) => e.type)).toEqual(['payout.created', 'payout.completed']);
+    expect(events[1]!.data).toMatchObject({ tx_hash: replacedHash });
+    expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+
+  it('a replacement the node refuses leaves the stuck transaction current, and the operator is told', async () => {
+    // Fees far above what the quote charged: the replacement at the cap is below the base fee, which anvil refuses.
+    const { tenant, payout, original } = await stuckPayout((stuck, cap) => (cap / stuck.gas) * 10n);
+    const log = recordingLog();
+
+    await t.ctx.payouts.trackLive(log);
+    expect(log.errors).toEqual([expect.objectContaining({ payoutId: payout.id, network: 'ethereum' })]);
+    expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: original.hash });
+    const [sent] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>('SELECT tx_hash, replaced_tx_hashes FROM evm_payout_txs WHERE payout_id = $1', [
+      payout.id,
+    ]);
+    expect(sent).toEqual({ tx_hash: original.hash, replaced_tx_hashes: [] });
+  });
+
+  it('above the quoted cap its fee rises to the cap and no further: it waits, the operator is warned, and it completes once fees fall', async () => {
+    // The market asks a little more than the cap: the replacement goes out at the cap.
+    const { tenant, destination, payout, original, cap } = await stuckPayout((stuck, cap) => ((cap / stuck.gas) * 9n) / 10n);
+    const log = recordingLog();
+    await t.ctx.payouts.trackLive(log);
+    const atCapHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
+    const atCap = await anvil.client.getTransaction({ hash: atCapHash });
+    expect(atCap.nonce).toBe(original.nonce);
+    expect(atCap.maxFeePerGas).toBe(cap / original.gas);
+    expect(log.warnings).toEqual([]);
+
+    // Fees rise further: the transaction at the cap stays unmined, and is not replaced again.
+    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: (cap / original.gas) * 10n });
+    await anvil.mine(1);
+    await t.ctx.payouts.trackLive(log);
+    expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: atCapHash });
+    expect(log.warnings).toEqual([{ payoutId: payout.id, network: 'ethereum', txHash: atCapHash }]);
+
+    // Empty blocks lower the base fee by 1/8 each: 20 bring it from ten times the cap below it. Anvil dropped the
+    // transaction meanwhile, as nodes do with one that cannot pay the base fee: the next sweep sends it again.
+    await anvil.mine(20);
+    await t.ctx.payouts.trackLive(log);
+    expect(await anvil.client.getTransaction({ hash: atCapHash })).toMatchObject({ blockNumber: null });
+    await anvil.client.setAutomine(true);
+    await anvil.mine(TEST_CONFIRMATIONS);
+    expect(await t.ctx.payouts.trackLive(log)).toBe(1);
+    expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: atCapHash });
+    const receipt = await anvil.client.getTransactionReceipt({ hash: atCapHash });
+    expect(receipt.gasUsed * receipt.effectiveGasPrice <= cap).toBe(true);
+    expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
     expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 });

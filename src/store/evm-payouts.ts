@@ -5,10 +5,26 @@ export interface PayoutTxRow {
   raw: string | null;
   tx_hash: string | null;
   status: 'allocated' | 'signed' | 'broadcast' | 'released';
+  /** The most gas × max fee per gas may cost (wei); null for a transaction signed before it was recorded. */
+  fee_cap_wei: string | null;
+  /** Hashes it was sent under before the current one, oldest first. */
+  replaced_tx_hashes: string[];
 }
 
+const COLUMNS = 'nonce::text AS nonce, raw, tx_hash, status, fee_cap_wei::text AS fee_cap_wei, replaced_tx_hashes';
+
 export async function findPayoutTx(sql: Sql, payoutId: string): Promise<PayoutTxRow | null> {
-  const [row] = await sql.query<PayoutTxRow>('SELECT nonce::text AS nonce, raw, tx_hash, status FROM evm_payout_txs WHERE payout_id = $1', [payoutId]);
+  const [row] = await sql.query<PayoutTxRow>(`SELECT ${COLUMNS} FROM evm_payout_txs WHERE payout_id = $1`, [payoutId]);
+  return row ?? null;
+}
+
+/** The payout's transaction as tracking sees it: `rebroadcast_due` once it was last sent `afterSeconds` ago or more. */
+export async function findBroadcastPayoutTx(sql: Sql, payoutId: string, afterSeconds: number): Promise<(PayoutTxRow & { rebroadcast_due: boolean }) | null> {
+  const [row] = await sql.query<PayoutTxRow & { rebroadcast_due: boolean }>(
+    `SELECT ${COLUMNS}, coalesce(broadcast_at <= now() - make_interval(secs => $2::double precision), false) AS rebroadcast_due
+     FROM evm_payout_txs WHERE payout_id = $1 AND status = 'broadcast'`,
+    [payoutId, afterSeconds],
+  );
   return row ?? null;
 }
 
@@ -49,11 +65,50 @@ export function allocateNonce(db: Database, wallet: { network: string; from: str
   });
 }
 
-export async function recordSigned(sql: Sql, payoutId: string, raw: string, txHash: string, status: 'signed' | 'broadcast'): Promise<void> {
-  await sql.query('UPDATE evm_payout_txs SET raw = $2, tx_hash = $3, status = $4, updated_at = now() WHERE payout_id = $1', [payoutId, raw, txHash, status]);
+/** The signed transaction, recorded before it is broadcast, with the fee cap its replacements must keep to. */
+export async function recordSigned(sql: Sql, payoutId: string, signed: { raw: string; txHash: string; feeCapWei: bigint }): Promise<void> {
+  await sql.query("UPDATE evm_payout_txs SET raw = $2, tx_hash = $3, fee_cap_wei = $4, status = 'signed', updated_at = now() WHERE payout_id = $1", [
+    payoutId,
+    signed.raw,
+    signed.txHash,
+    signed.feeCapWei.toString(),
+  ]);
+}
+
+/** The node has the current transaction: the rebroadcast clock starts (again) now. */
+export async function recordBroadcast(sql: Sql, payoutId: string): Promise<void> {
+  await sql.query("UPDATE evm_payout_txs SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE payout_id = $1", [payoutId]);
+}
+
+/**
+ * A replacement (same nonce, higher fee) becomes the current transaction, the one it replaces joining the
+ * replaced hashes; recorded before it is broadcast, so a replacement that gets mined is always known. False when
+ * the current transaction is no longer `previousHash` (another instance replaced it first).
+ */
+export async function recordReplacement(sql: Sql, payoutId: string, previousHash: string, replacement: { raw: string; txHash: string }): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE evm_payout_txs SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, raw = $3, tx_hash = $4, broadcast_at = now(), updated_at = now()
+     WHERE payout_id = $1 AND status = 'broadcast' AND tx_hash = $2 RETURNING 1`,
+    [payoutId, previousHash, replacement.raw, replacement.txHash],
+  );
+  return rows.length === 1;
+}
+
+/** The node refused the replacement: the transaction it was to replace is the current one again. */
+export async function undoReplacement(sql: Sql, payoutId: string, replacementHash: string, previous: { raw: string; txHash: string }): Promise<void> {
+  await sql.query(
+    `UPDATE evm_payout_txs SET replaced_tx_hashes = replaced_tx_hashes[1:cardinality(replaced_tx_hashes) - 1], raw = $3, tx_hash = $4, updated_at = now()
+     WHERE payout_id = $1 AND tx_hash = $2`,
+    [payoutId, replacementHash, previous.raw, previous.txHash],
+  );
 }
 
 /** The node refused the payout's transaction: its nonce goes to the next payout. */
 export async function releaseNonce(sql: Sql, payoutId: string): Promise<void> {
-  await sql.query("UPDATE evm_payout_txs SET payout_id = NULL, raw = NULL, tx_hash = NULL, status = 'released', updated_at = now() WHERE payout_id = $1", [payoutId]);
+  await sql.query(
+    `UPDATE evm_payout_txs SET payout_id = NULL, raw = NULL, tx_hash = NULL, fee_cap_wei = NULL, broadcast_at = NULL, replaced_tx_hashes = '{}',
+       status = 'released', updated_at = now()
+     WHERE payout_id = $1`,
+    [payoutId],
+  );
 }

@@ -19,7 +19,7 @@ import {
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
-import { ProviderRetryLater, type CustodyProvider } from '../providers/custody/index.js';
+import { ProviderRetryLater, type CustodyProvider, type PayoutProgress } from '../providers/custody/index.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database, Sql } from '../store/database.js';
 import type { AnswerClaim } from '../store/idempotency.js';
@@ -61,6 +61,12 @@ const LIVE_RESUME_GRACE_SECONDS = 60;
 
 /** What to do once the payout's transaction has committed (a live payout goes to the custody provider). */
 export type AfterCommit = (() => Promise<void>) | null;
+
+/** Where a sweep reports what the operator should know. */
+export interface SweepLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
 
 /**
  * Payouts: quote → execute → track. Executing reserves the payer's funds (available → reserved) in the
@@ -301,26 +307,45 @@ export class Payouts {
 
   /**
    * One sweep of live payouts on their way: each broadcast one whose provider reports progress is completed once
-   * its transaction has the confirmations, or failed (its funds released) when it reverted. One transaction per
-   * payout, under its row lock, so instances sweep side by side.
+   * its transaction has the confirmations, or failed (its funds released) when it reverted; one still pending
+   * shows the hash it is now sent under (a stuck one is replaced with a higher fee). One transaction per payout,
+   * under its row lock, so instances sweep side by side. A payout whose node fails to answer (or refuses a
+   * replacement) is logged and skipped: the others are still tracked. Answers how many payouts were settled.
    */
-  async trackLive(batchSize = 100): Promise<number> {
-    let moved = 0;
+  async trackLive(log: SweepLog, batchSize = 100): Promise<number> {
+    let settled = 0;
     for (const payout of await store.processingLivePayouts(this.db, batchSize)) {
       const custody = this.custodyFor('live');
       if (!custody.payoutProgress || payout.tx_hash === null) continue;
-      const progress = await custody.payoutProgress({ network: payout.network, asset: payout.asset, txHash: payout.tx_hash });
-      if (progress === 'pending') continue;
+      let progress: PayoutProgress;
+      try {
+        progress = await custody.payoutProgress({ id: payout.id, network: payout.network, asset: payout.asset, txHash: payout.tx_hash });
+      } catch (err) {
+        log.error({ err, payoutId: payout.id, network: payout.network }, 'live payout: tracking failed; tried again at the next sweep');
+        continue;
+      }
+      if (progress.atFeeCap) {
+        log.warn(
+          { payoutId: payout.id, network: payout.network, txHash: progress.txHash },
+          'live payout: unmined, and its fee is already what the quote charged; it waits for the network fees to fall',
+        );
+      }
+      if (progress.state === 'pending' && progress.txHash === payout.tx_hash) continue;
       const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
-      moved += await this.db.transaction(async (tx) => {
+      settled += await this.db.transaction(async (tx) => {
         const locked = await store.findPayout(tx, tenant, payout.id, true);
         if (!locked || locked.status !== 'processing') return 0;
-        if (progress === 'confirmed') await this.complete(tx, tenant, locked, locked.tx_hash!);
-        else await this.fail(tx, tenant, locked, `The transaction ${locked.tx_hash} reverted on chain.`);
+        const now = this.clock.now();
+        if (progress.state === 'pending') {
+          await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: progress.txHash }, now);
+          return 0;
+        }
+        if (progress.state === 'confirmed') await this.complete(tx, tenant, locked, progress.txHash);
+        else await this.fail(tx, tenant, locked, `The transaction ${progress.txHash} reverted on chain.`);
         return 1;
       });
     }
-    return moved;
+    return settled;
   }
 
   // Lifecycle ---------------------------------------------------------------------------------------------

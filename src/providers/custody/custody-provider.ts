@@ -36,8 +36,16 @@ export interface PayoutRequest {
   feeCap: string | null;
 }
 
-/** Where a broadcast payout stands on chain. */
-export type PayoutProgress = 'pending' | 'confirmed' | 'reverted';
+/**
+ * Where a broadcast payout stands on chain, and under which hash: a stuck transaction may have been replaced
+ * (same nonce, higher fee), so the hash to show, or the one mined, can differ from the one first broadcast.
+ */
+export interface PayoutProgress {
+  state: 'pending' | 'confirmed' | 'reverted';
+  txHash: string;
+  /** Pending, stuck, and its fee already at what the quote charged: it waits for the network's fees to fall. */
+  atFeeCap?: boolean;
+}
 
 /**
  * Thrown by `sendPayout` when the outcome is unknown (the node did not answer): the payout stays pending and is
@@ -57,6 +65,9 @@ export interface CustodyProvider {
   readonly payoutsEnabled: boolean;
   /** Broadcasts the payout; answers the transaction hash. Throwing anything but ProviderRetryLater fails the payout. */
   sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
-  /** How far a broadcast payout got (its confirmations counted); absent: the provider reports no progress. */
-  payoutProgress?(payout: { network: string; asset: string; txHash: string }): Promise<PayoutProgress>;
+  /**
+   * How far a broadcast payout got (its confirmations counted), rebroadcasting it when it is stuck; absent: the
+   * provider reports no progress.
+   */
+  payoutProgress?(payout: { id: string; network: string; asset: string; txHash: string }): Promise<PayoutProgress>;
 }

@@ -6,16 +6,31 @@ import {
   http,
   HttpRequestError,
   keccak256,
+  parseTransaction,
   parseUnits,
   TimeoutError,
+  TransactionReceiptNotFoundError,
   type Address,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
+  type TransactionSerializableEIP1559,
 } from 'viem';
 import type { Catalog } from '../../domain/catalog.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Database } from '../../store/database.js';
-import { allocateNonce, findPayoutTx, recordSigned, releaseNonce } from '../../store/evm-payouts.js';
+import {
+  allocateNonce,
+  findBroadcastPayoutTx,
+  findPayoutTx,
+  recordBroadcast,
+  recordReplacement,
+  recordSigned,
+  releaseNonce,
+  undoReplacement,
+  type PayoutTxRow,
+} from '../../store/evm-payouts.js';
+import { replacementFees } from '../chains/evm-fees.js';
 import type { EvmSigner } from '../chains/evm-signer.js';
 import { ProviderRetryLater, type PayoutProgress, type PayoutRequest } from './custody-provider.js';
 
@@ -28,7 +43,8 @@ const isUnanswered = (error: unknown) =>
  * catalog's token), its gas estimated and its fee capped by what the quote charged, a nonce taken from the
  * database, signed by the signer, recorded, then broadcast. Sending a payout again (the resume sweep) broadcasts
  * the recorded transaction again, so a payout is never paid twice. A transaction the node refuses releases its
- * nonce to the next payout and fails the payout (its funds are released by the caller).
+ * nonce to the next payout and fails the payout (its funds are released by the caller). A transaction left unmined
+ * for `rebroadcastAfterSeconds` is replaced (same nonce, higher fee, within the cap) or, at the cap, sent again.
  */
 export class EvmPayouts {
   private readonly clients = new Map<string, PublicClient>();
@@ -38,6 +54,7 @@ export class EvmPayouts {
     private readonly catalog: Catalog,
     rpcUrls: ReadonlyMap<string, string>,
     private readonly signer: EvmSigner,
+    private readonly rebroadcastAfterSeconds: number,
   ) {
     for (const [network, url] of rpcUrls) this.clients.set(network, createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 }));
   }
@@ -82,7 +99,7 @@ export class EvmPayouts {
       await releaseNonce(this.db, request.payoutId);
       throw error;
     }
-    await recordSigned(this.db, request.payoutId, raw, keccak256(raw), 'signed');
+    await recordSigned(this.db, request.payoutId, { raw, txHash: keccak256(raw), feeCapWei: cap });
     return this.broadcast(client, request.payoutId, raw);
   }
 
@@ -93,11 +110,14 @@ export class EvmPayouts {
     } catch (error) {
       if (isUnanswered(error)) throw new ProviderRetryLater(`the node did not answer the broadcast of ${txHash}`, { cause: error });
       // Sent before (the first answer was lost): the node already has it, or has mined it.
-      if (await client.getTransaction({ hash: txHash }).then(() => true, () => false)) return { txHash };
+      if (await client.getTransaction({ hash: txHash }).then(() => true, () => false)) {
+        await recordBroadcast(this.db, payoutId);
+        return { txHash };
+      }
       await releaseNonce(this.db, payoutId);
       throw error;
     }
-    await recordSigned(this.db, payoutId, raw, txHash, 'broadcast');
+    await recordBroadcast(this.db, payoutId);
     return { txHash };
   }
 
@@ -113,14 +133,75 @@ export class EvmPayouts {
     };
   }
 
-  /** Mined and with the pair's confirmations (the including block counts), reverted, or neither yet. */
-  async progress(payout: { network: string; txHash: string; asset: string }): Promise<PayoutProgress> {
+  /**
+   * Mined under any of its hashes and with the pair's confirmations (the including block counts), reverted, or
+   * neither yet; an unmined one due for it is rebroadcast.
+   */
+  async progress(payout: { id: string; network: string; txHash: string; asset: string }): Promise<PayoutProgress> {
     const client = this.client(payout.network);
-    const receipt = await client.getTransactionReceipt({ hash: payout.txHash as Hex }).catch(() => null);
-    if (!receipt) return 'pending';
-    if (receipt.status !== 'success') return 'reverted';
-    const head = await client.getBlockNumber({ cacheTime: 0 });
-    const required = BigInt(this.catalog.pair(payout.asset, payout.network)!.confirmations_required);
-    return head - receipt.blockNumber + 1n >= required ? 'confirmed' : 'pending';
+    const sent = await findBroadcastPayoutTx(this.db, payout.id, this.rebroadcastAfterSeconds);
+    // Newest first: a replacement is likelier to be the one mined.
+    const hashes = sent ? [sent.tx_hash!, ...sent.replaced_tx_hashes.toReversed()] : [payout.txHash];
+    for (const hash of hashes) {
+      const receipt = await this.receipt(client, hash);
+      if (!receipt) continue;
+      if (receipt.status !== 'success') return { state: 'reverted', txHash: hash };
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      const required = BigInt(this.catalog.pair(payout.asset, payout.network)!.confirmations_required);
+      return { state: head - receipt.blockNumber + 1n >= required ? 'confirmed' : 'pending', txHash: hash };
+    }
+    if (!sent?.rebroadcast_due) return { state: 'pending', txHash: sent?.tx_hash ?? payout.txHash };
+    return { state: 'pending', ...(await this.rebroadcast(client, payout.id, sent)) };
+  }
+
+  private async receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
+    try {
+      return await client.getTransactionReceipt({ hash: hash as Hex });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * A stuck transaction again: replaced by one with the same nonce and higher fees within the cap, or, when the
+   * cap leaves no room (or was never recorded), the same one sent again in case the node dropped it.
+   */
+  private async rebroadcast(client: PublicClient, payoutId: string, sent: PayoutTxRow): Promise<{ txHash: string; atFeeCap?: boolean }> {
+    const current = { raw: sent.raw as Hex, txHash: sent.tx_hash! };
+    const previous = parseTransaction(current.raw);
+    const fees =
+      previous.type === 'eip1559' && sent.fee_cap_wei !== null
+        ? replacementFees(
+            { maxFeePerGas: previous.maxFeePerGas!, maxPriorityFeePerGas: previous.maxPriorityFeePerGas! },
+            await client.estimateFeesPerGas(),
+            previous.gas!,
+            BigInt(sent.fee_cap_wei),
+          )
+        : null;
+    if (fees === null) {
+      await this.resend(client, current.raw);
+      await recordBroadcast(this.db, payoutId);
+      return { txHash: current.txHash, atFeeCap: true };
+    }
+    const { chainId, nonce, to, value, data, gas, accessList } = previous as TransactionSerializableEIP1559;
+    const raw = await this.signer.signTransaction({ type: 'eip1559', chainId, nonce, to, value, data, gas, accessList, ...fees });
+    const replacement = { raw, txHash: keccak256(raw) };
+    if (!(await recordReplacement(this.db, payoutId, current.txHash, replacement))) return { txHash: current.txHash };
+    try {
+      await client.sendRawTransaction({ serializedTransaction: raw });
+    } catch (error) {
+      // Unknown outcome: the replacement stays current, sent again when next due.
+      if (isUnanswered(error)) return replacement;
+      // Refused (a node with a stricter bump rule, or the nonce already mined): the stuck one is current again.
+      await undoReplacement(this.db, payoutId, replacement.txHash, current);
+      throw error;
+    }
+    return { txHash: replacement.txHash };
+  }
+
+  /** The same signed transaction again; a node that has it, or has mined it, says so, which is no failure here. */
+  private async resend(client: PublicClient, raw: Hex): Promise<void> {
+    await client.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined);
   }
 }

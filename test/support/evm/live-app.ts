@@ -63,6 +63,8 @@ export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['
         pollSeconds: 1,
         batchBlocks: 50,
         reorgWindow: 64,
+        // Any sweep finds an unmined payout stuck: tests decide when a block is mined.
+        rebroadcastSeconds: 0,
         signer: { key: HOT_WALLET_KEY },
       },
     },
@@ -70,7 +72,8 @@ export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['
   );
 }
 
-const quiet = { warn: () => {}, error: () => {} };
+/** A logger for workers and sweeps whose warnings a test does not look at. */
+export const quiet = { warn: () => {}, error: () => {} };
 
 /** A watcher as the worker builds one; `chain` and `db` replace the real ones to simulate failures. */
 export function watcherFor(t: TestApp, network: WatchedNetwork, options: { chain?: EvmChainReader; db?: Database; batchBlocks?: number } = {}): EvmWatcher {
