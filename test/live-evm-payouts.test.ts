@@ -114,6 +114,37 @@ describe('live payouts on EVM from the hot wallet', () => {
   });
 });
 
+describe('a live payout whose broadcast the node refuses', () => {
+  it('fails with its funds released, and its nonce goes to the next payout (none skipped)', async () => {
+    const tenant = await fundedTenant('30');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    const nonceBefore = await anvil.client.getTransactionCount({ address: HOT_WALLET });
+    const before = await available(tenant.organizationId);
+    // Without ether the hot wallet cannot pay for gas: the estimate passes, the node refuses the signed transaction.
+    const ether = await anvil.client.getBalance({ address: HOT_WALLET });
+    await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
+    const refused = await pay(tenant.key, freshDestination(), '5');
+    await expect.poll(async () => (await statusOf(tenant.key, refused.id)).status, { timeout: 20_000 }).toBe('failed');
+    expect((await statusOf(tenant.key, refused.id)).failure_reason).toMatch(/insufficient funds/i);
+    expect(await available(tenant.organizationId)).toBe(before);
+    expect((await eventsInOrder(t, tenant.key, refused.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.failed']);
+
+    // It was signed and sent (not refused at the estimate): its nonce was taken, then given back.
+    const [slot] = await t.db.query<{ status: string; payout_id: string | null }>(
+      "SELECT status, payout_id FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1",
+      [nonceBefore],
+    );
+    expect(slot).toEqual({ status: 'released', payout_id: null });
+
+    await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
+    const next = await pay(tenant.key, freshDestination(), '5');
+    await expect.poll(async () => (await statusOf(tenant.key, next.id)).status, { timeout: 20_000 }).toBe('processing');
+    const mined = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, next.id)).tx_hash as Hex });
+    expect(mined.nonce).toBe(nonceBefore);
+    expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+});
+
 describe('a live payout stuck unmined', () => {
   /**
    * A payout broadcast while blocks are mined only on demand, then stuck: the next block's base fee (given the
