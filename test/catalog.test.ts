@@ -68,4 +68,22 @@ describe('catalog', () => {
     fs.writeFileSync(file, JSON.stringify(broken));
     expect(() => Catalog.load(file)).toThrow(/more than 6 decimals/);
   });
+
+  it('every EVM network names its chain id, and no other network has one', () => {
+    expect(catalog.data.networks.filter((n) => n.address_format === 'evm').map((n) => [n.code, n.chain_id])).toEqual([
+      ['ethereum', 1],
+      ['polygon', 137],
+      ['base', 8453],
+      ['arbitrum', 42161],
+    ]);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-')), 'catalog.json');
+    const noChain = structuredClone(catalog.data);
+    noChain.networks.find((n) => n.code === 'base')!.chain_id = null;
+    fs.writeFileSync(file, JSON.stringify(noChain));
+    expect(() => Catalog.load(file)).toThrow('Catalog: base needs a chain_id (it is an EVM network)');
+    const tronChain = structuredClone(catalog.data);
+    tronChain.networks.find((n) => n.code === 'tron')!.chain_id = 728126428;
+    fs.writeFileSync(file, JSON.stringify(tronChain));
+    expect(() => Catalog.load(file)).toThrow('Catalog: tron needs a chain_id of null (it is not an EVM network)');
+  });
 });

@@ -65,3 +65,15 @@ describe('the running worker', () => {
     }
   });
 });
+
+describe('each network on its own chain', () => {
+  it('a watcher whose RPC URL serves another chain than the catalog names reads nothing and says which', async () => {
+    const misdirected = watcherFor(t, { ...ethereum, anvil: base.anvil });
+    const intent = await createIntent(t, live.key, { amount: '5', currencies: ['USDC'] });
+    const onEthereum = intent.addresses.find((a) => a.network === 'ethereum')!.address;
+    await base.anvil.sendToken(base.usdc, onEthereum, '5');
+    await base.anvil.mine(TEST_CONFIRMATIONS);
+    await expect(misdirected.tick()).rejects.toThrow('ethereum: the RPC URL serves chain 8453, not 31337; the watcher reads nothing until it is fixed');
+    expect(await getIntent(t, live.key, intent.id)).toMatchObject({ amount_received: 0 });
+  });
+});

@@ -4,11 +4,13 @@ import { erc20Abi, parseGwei, parseUnits, TransactionReceiptNotFoundError, type 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { Decimal } from '../src/domain/money.js';
+import { localSigner } from '../src/providers/chains/evm-signer.js';
+import { EvmPayouts } from '../src/providers/custody/evm-payouts.js';
 import { recordReplacement } from '../src/store/evm-payouts.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp, Tenant } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
-import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
+import { HOT_WALLET, HOT_WALLET_KEY, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
 import { createAddress, createTenant, eventsInOrder, json } from './support/partner.js';
 
 type Quote = Static<typeof PayoutQuote>;
@@ -142,6 +144,21 @@ describe('a live payout whose broadcast the node refuses', () => {
     const mined = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, next.id)).tx_hash as Hex });
     expect(mined.nonce).toBe(nonceBefore);
     expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+});
+
+describe('a live payout and the chain behind the RPC URL', () => {
+  it('an RPC URL serving another chain than the catalog names signs nothing and takes no nonce', async () => {
+    const elsewhere = await startAnvil({ chainId: 8453 });
+    try {
+      const payouts = new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', elsewhere.url]]), localSigner(HOT_WALLET_KEY), 0);
+      const payoutId = randomUUID();
+      const request = { payoutId, organizationId: randomUUID(), asset: 'ETH', network: 'ethereum', destination: freshDestination(), amount: '0.01', feeCap: '0.01' };
+      await expect(payouts.send(request)).rejects.toThrow('the RPC URL of ethereum serves chain 8453, not 31337: nothing was signed');
+      expect(await t.db.query('SELECT 1 FROM evm_payout_txs WHERE payout_id = $1', [payoutId])).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
   });
 });
 

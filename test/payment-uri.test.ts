@@ -4,28 +4,28 @@ import { paymentUri } from '../src/domain/payment-uri.js';
 import { chooseLanguage } from '../src/web/i18n.js';
 import { html, jsonData, trusted } from '../src/web/html.js';
 
-const evm = { network: 'base', addressFormat: 'evm' as const, address: '0xAbC', decimals: 6 };
+const evm = { chainId: 8453, addressFormat: 'evm' as const, address: '0xAbC', decimals: 6 };
 
 describe('payment URIs in QR codes', () => {
   it('EIP-681: an ERC-20 transfer names token, chain, recipient and base units; native asset uses value in wei', () => {
     expect(paymentUri({ ...evm, tokenContract: '0xToken', amount: new Decimal('25.5') })).toBe(
       'ethereum:0xToken@8453/transfer?address=0xAbC&uint256=25500000',
     );
-    expect(paymentUri({ ...evm, network: 'ethereum', tokenContract: null, decimals: 18, amount: new Decimal('0.001') })).toBe(
+    expect(paymentUri({ ...evm, chainId: 1, tokenContract: null, decimals: 18, amount: new Decimal('0.001') })).toBe(
       'ethereum:0xAbC@1?value=1000000000000000',
     );
     expect(paymentUri({ ...evm, tokenContract: '0xToken', amount: null })).toBe('ethereum:0xToken@8453/transfer?address=0xAbC');
   });
 
   it('BIP-21 on Bitcoin, Solana Pay on Solana, the bare address where no scheme exists (Tron) or the chain is unknown', () => {
-    expect(paymentUri({ network: 'bitcoin', addressFormat: 'bitcoin', address: 'bc1q', tokenContract: null, decimals: 8, amount: new Decimal('0.0015') })).toBe(
+    expect(paymentUri({ chainId: null, addressFormat: 'bitcoin', address: 'bc1q', tokenContract: null, decimals: 8, amount: new Decimal('0.0015') })).toBe(
       'bitcoin:bc1q?amount=0.0015',
     );
-    expect(paymentUri({ network: 'solana', addressFormat: 'solana', address: 'So1', tokenContract: 'Mint', decimals: 6, amount: new Decimal('3') })).toBe(
+    expect(paymentUri({ chainId: null, addressFormat: 'solana', address: 'So1', tokenContract: 'Mint', decimals: 6, amount: new Decimal('3') })).toBe(
       'solana:So1?amount=3&spl-token=Mint',
     );
-    expect(paymentUri({ network: 'tron', addressFormat: 'tron', address: 'T9z', tokenContract: 'TR7', decimals: 6, amount: new Decimal('3') })).toBe('T9z');
-    expect(paymentUri({ ...evm, network: 'unknown-l2', tokenContract: '0xToken', amount: new Decimal('1') })).toBe('0xAbC');
+    expect(paymentUri({ chainId: null, addressFormat: 'tron', address: 'T9z', tokenContract: 'TR7', decimals: 6, amount: new Decimal('3') })).toBe('T9z');
+    expect(paymentUri({ ...evm, chainId: null, tokenContract: '0xToken', amount: new Decimal('1') })).toBe('0xAbC');
   });
 });
 

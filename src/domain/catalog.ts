@@ -12,6 +12,9 @@ export const NetworkSchema = Type.Object(
     name: Type.String(),
     address_format: Type.Union([Type.Literal('evm'), Type.Literal('tron'), Type.Literal('solana'), Type.Literal('bitcoin')]),
     native_asset: Type.String(),
+    chain_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'EIP-155 chain id of an EVM network (what wallets sign for); null for other networks.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -87,6 +90,12 @@ export class Catalog {
     const problems = [...Value.Errors(CatalogFileSchema, raw)].map((e) => `${e.instancePath || '/'} ${e.message}`);
     if (problems.length > 0) throw new Error(`Invalid catalog ${file ?? 'catalog.json'}: ${problems.join('; ')}`);
     const data = raw as CatalogData;
+    for (const network of data.networks) {
+      // Live watchers and payouts check their JSON-RPC endpoint serves this chain: money never moves on another.
+      if ((network.address_format === 'evm') !== (network.chain_id !== null)) {
+        throw new Error(`Catalog: ${network.code} needs a chain_id ${network.address_format === 'evm' ? '(it is an EVM network)' : 'of null (it is not an EVM network)'}`);
+      }
+    }
     const networks = new Set(data.networks.map((n) => n.code));
     for (const asset of data.assets) {
       for (const entry of asset.networks) {

@@ -1,10 +1,8 @@
 import { Decimal } from './money.js';
 
-/** EIP-155 chain ids of the EVM networks in the catalog: EIP-681 URIs name the chain. */
-const EVM_CHAIN_IDS: Record<string, number> = { ethereum: 1, polygon: 137, base: 8453, arbitrum: 42161 };
-
 export interface PaymentTarget {
-  network: string;
+  /** The network's EIP-155 chain id (the catalog's `chain_id`): EIP-681 URIs name the chain. */
+  chainId: number | null;
   addressFormat: 'evm' | 'tron' | 'solana' | 'bitcoin';
   address: string;
   /** Token contract (EVM) or mint (Solana); null for the network's native asset. */
@@ -22,8 +20,8 @@ export function paymentUri(target: PaymentTarget): string {
   const { address, amount, tokenContract } = target;
   switch (target.addressFormat) {
     case 'evm': {
-      const chainId = EVM_CHAIN_IDS[target.network];
-      if (chainId === undefined) return address;
+      const { chainId } = target;
+      if (chainId === null) return address;
       const units = amount && amount.times(new Decimal(10).pow(target.decimals)).toFixed(0);
       if (tokenContract === null) return `ethereum:${address}@${chainId}${units ? `?value=${units}` : ''}`;
       return `ethereum:${tokenContract}@${chainId}/transfer?address=${address}${units ? `&uint256=${units}` : ''}`;

@@ -92,7 +92,7 @@ export class PaymentPages {
         const qrText =
           pair && network
             ? paymentUri({
-                network: row.network,
+                chainId: network.chain_id,
                 addressFormat: network.address_format,
                 address: row.address,
                 tokenContract: pair.token_contract,

@@ -42,6 +42,9 @@ const tenantOfRow = (row: { organization_id: string; mode: Tenant['mode'] }): Te
  * same blocks again.
  */
 export class EvmWatcher {
+  /** The endpoint was found to serve the catalog's chain; asked again until it does. */
+  private chainChecked = false;
+
   constructor(
     private readonly db: Database,
     private readonly chain: EvmChainReader,
@@ -60,6 +63,7 @@ export class EvmWatcher {
   /** One pass; answers how many deposits it credited. */
   async tick(): Promise<number> {
     const { network } = this.options;
+    await this.checkChain();
     const head = await this.chain.head();
     const cursor = await watch.readCursor(this.db, network, this.options.startBlock ?? head);
     const known = await watch.storedBlocks(this.db, network, cursor - BigInt(this.options.reorgWindow));
@@ -84,6 +88,17 @@ export class EvmWatcher {
     });
     if (credited > 0) this.onCredited(credited);
     return credited;
+  }
+
+  /** A deposit address on one chain may be anybody's on another: a watcher never reads a chain it was not set up for. */
+  private async checkChain(): Promise<void> {
+    if (this.chainChecked) return;
+    const expected = this.catalog.network(this.options.network)!.chain_id;
+    const served = await this.chain.chainId();
+    if (served !== expected) {
+      throw new Error(`${this.options.network}: the RPC URL serves chain ${served}, not ${expected}; the watcher reads nothing until it is fixed`);
+    }
+    this.chainChecked = true;
   }
 
   /**

@@ -24,6 +24,8 @@ export interface EvmBlock {
 
 /** What a chain watcher reads from one EVM network: the one seam between it and the JSON-RPC endpoint. */
 export interface EvmChainReader {
+  /** The EIP-155 chain id the endpoint serves. */
+  chainId(): Promise<number>;
   head(): Promise<bigint>;
   /** Null when the chain has no block at that height (any more). */
   block(number: bigint): Promise<EvmBlock | null>;
@@ -42,6 +44,7 @@ const TRANSFER = parseAbiItem('event Transfer(address indexed from, address inde
 export function rpcChainReader(url: string): EvmChainReader {
   const client: PublicClient = createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 });
   return {
+    chainId: () => client.getChainId(),
     head: () => client.getBlockNumber({ cacheTime: 0 }),
     async block(number) {
       try {

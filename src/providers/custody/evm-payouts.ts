@@ -79,6 +79,8 @@ export class EvmPayouts {
       client.getChainId(),
       client.getTransactionCount({ address: this.signer.address, blockTag: 'pending' }),
     ]);
+    const expectedChain = this.catalog.network(request.network)!.chain_id;
+    if (chainId !== expectedChain) throw new Error(`the RPC URL of ${request.network} serves chain ${chainId}, not ${expectedChain}: nothing was signed`);
     const maxFeePerGas = fees.maxFeePerGas;
     if (gas * maxFeePerGas > cap) {
       throw new Error(`the network fee now (${gas * maxFeePerGas} wei) is above what the quote charged (${cap} wei)`);

@@ -34,11 +34,15 @@ export interface WatchedNetwork {
 }
 
 /**
- * The shipped catalog with each watched network's USDC contract replaced by the test token and every pair on
- * it needing TEST_CONFIRMATIONS; written to a temporary file for CONNECT_CATALOG_FILE.
+ * The shipped catalog with each watched network's chain id replaced by its anvil's, its USDC contract by the
+ * test token, and every pair on it needing TEST_CONFIRMATIONS; written to a temporary file for CONNECT_CATALOG_FILE.
  */
 function testCatalogFile(networks: WatchedNetwork[]): string {
   const data = structuredClone(Catalog.load().data);
+  for (const network of data.networks) {
+    const watched = networks.find((n) => n.network === network.code);
+    if (watched) network.chain_id = watched.anvil.chainId;
+  }
   for (const asset of data.assets) {
     for (const entry of asset.networks) {
       const watched = networks.find((n) => n.network === entry.network);
