@@ -96,10 +96,10 @@ describe('GET /pay/{ref_code}', () => {
 describe('the status route', () => {
   it('holds only what the page shows, and follows the intent: waiting, partially paid, completed', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10' });
-    const status = async () => (await get(statusPath(intent.id))).json() as Record<string, string>;
+    const status = async () => (await get(statusPath(intent.id))).json() as Record<string, unknown>;
     const first = await status();
-    expect(Object.keys(first).sort()).toEqual(['amount', 'amount_received', 'amount_remaining', 'currency', 'expires_at', 'state']);
-    expect(first).toMatchObject({ state: 'waiting', amount: '10', amount_received: '0', amount_remaining: '10', currency: 'USDC' });
+    expect(Object.keys(first).sort()).toEqual(['amount', 'amount_received', 'amount_remaining', 'currency', 'expires_at', 'pending_deposits', 'state']);
+    expect(first).toMatchObject({ state: 'waiting', amount: '10', amount_received: '0', amount_remaining: '10', currency: 'USDC', pending_deposits: [] });
     await simulate(t, tenant.key, intent.id, { amount: '4' });
     expect(await status()).toMatchObject({ state: 'partial', amount_received: '4', amount_remaining: '6' });
     await simulate(t, tenant.key, intent.id);

@@ -3,6 +3,7 @@ import { Decimal } from '../src/domain/money.js';
 import { paymentUri } from '../src/domain/payment-uri.js';
 import { chooseLanguage } from '../src/web/i18n.js';
 import { html, jsonData, trusted } from '../src/web/html.js';
+import { payPage } from '../src/web/pay-page.js';
 
 const evm = { chainId: 8453, addressFormat: 'evm' as const, address: '0xAbC', decimals: 6 };
 
@@ -43,6 +44,30 @@ describe('page language', () => {
 describe('page templates', () => {
   it('escape every interpolated value unless it is trusted markup', () => {
     expect(html`<p title="${'"><script>'}">${'<b>'}${trusted('<i>x</i>')}</p>`.value).toBe('<p title="&quot;&gt;&lt;script&gt;">&lt;b&gt;<i>x</i></p>');
+  });
+
+  it("escape a pending deposit's line, in the page and in its script data", () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const status = {
+      state: 'waiting' as const,
+      currency: 'USDC',
+      amount: '10',
+      amount_received: '0',
+      amount_remaining: '10',
+      expires_at: '2026-11-23T06:00:00.000Z',
+      pending_deposits: [{ asset: 'USDC', network: 'x', network_name: hostile, amount: '10', confirmations: 1, confirmations_required: 3 }],
+    };
+    const page = payPage({
+      view: { id: 'i', refCode: 'ABCDE', sandbox: false, status, addresses: [] },
+      lang: 'en',
+      qrCodes: [],
+      statusUrl: '/s',
+      simulateUrl: '/m',
+      now: new Date(),
+      assets: { stylesheet: '/a.css', script: '/a.js' },
+    }).value;
+    expect(page).toContain('<li>Payment seen: 10 USDC on &lt;img src=x onerror=alert(1)&gt; — waiting for confirmations (1 of 3)</li>');
+    expect(page).not.toContain(hostile);
   });
 
   it('script data cannot close its element', () => {

@@ -224,19 +224,43 @@ export function claimDueForExpiry(tx: Sql, now: Date, limit: number): Promise<In
   );
 }
 
+/** A deposit to an intent seen on chain, not yet confirmed, with the blocks its watcher has read since (its own included). */
+export interface PendingDepositRow {
+  asset: string;
+  network: string;
+  amount: string;
+  blocks_read: number;
+}
+
+/**
+ * The pending deposits of the intent `i`, oldest block first, as a JSON array column: the transactions row says
+ * pending (not failed, not confirmed), its chain deposit has the block, the network's cursor the next block to
+ * read. The cursor is a subquery so the chain deposit is found by its whole key: joined, it let a planner without
+ * statistics (PGlite never analyzes) find it by network alone.
+ */
+const PENDING_DEPOSITS = `(
+  SELECT coalesce(json_agg(json_build_object('asset', t.asset, 'network', t.network, 'amount', t.amount::text,
+           'blocks_read', (SELECT c.next_block FROM chain_cursors c WHERE c.network = d.network) - d.block_number)
+         ORDER BY d.block_number, t.tx_hash, t.output_index), '[]')
+  FROM transactions t JOIN chain_deposits d ON d.network = t.network AND d.tx_hash = t.tx_hash AND d.output_index = t.output_index
+  WHERE t.payment_intent_id = i.id AND t.type = 'deposit' AND t.status = 'pending'
+) AS pending_deposits`;
+
+export type PublicIntentRow = IntentRow & { pending_deposits: PendingDepositRow[] };
+
 /**
  * The intent a public page names, by its ref_code or by its id, of any tenant: only while its code is still
- * reserved for it (a retired code names nothing, even before another intent takes it over). With
- * `withAddresses`, its addresses come in the same statement.
+ * reserved for it (a retired code names nothing, even before another intent takes it over). Its pending deposits
+ * come in the same statement, and with `withAddresses` its addresses too.
  */
 export async function findPublicIntent<WithAddresses extends boolean>(
   sql: Sql,
   by: { refCode: string } | { id: string },
   now: Date,
   withAddresses: WithAddresses,
-): Promise<(WithAddresses extends true ? IntentRow & { addresses: IntentAddressRow[] } : IntentRow) | null> {
-  const columns = withAddresses ? `${COLUMNS}, ${ADDRESSES}` : COLUMNS;
-  const [row] = await sql.query<WithAddresses extends true ? IntentRow & { addresses: IntentAddressRow[] } : IntentRow>(
+): Promise<(WithAddresses extends true ? PublicIntentRow & { addresses: IntentAddressRow[] } : PublicIntentRow) | null> {
+  const columns = `${COLUMNS}, ${PENDING_DEPOSITS}${withAddresses ? `, ${ADDRESSES}` : ''}`;
+  const [row] = await sql.query<WithAddresses extends true ? PublicIntentRow & { addresses: IntentAddressRow[] } : PublicIntentRow>(
     'refCode' in by
       ? `SELECT ${columns} FROM payment_intents i WHERE id = (SELECT payment_intent_id FROM ref_codes r WHERE r.code = $1 AND r.held_until > $2)`
       : `SELECT ${columns} FROM payment_intents i WHERE id = $1 AND EXISTS (SELECT 1 FROM ref_codes r WHERE r.code = i.ref_code AND r.payment_intent_id = i.id AND r.held_until > $2)`,

@@ -7,7 +7,7 @@ import { amountRemaining, effectiveStatus, REF_CODE_LENGTH } from '../domain/pay
 import { paymentUri } from '../domain/payment-uri.js';
 import type { Database } from '../store/database.js';
 import { findOrganization } from '../store/organizations.js';
-import { findPublicIntent, type IntentRow } from '../store/payment-intents.js';
+import { findPublicIntent, type IntentRow, type PublicIntentRow } from '../store/payment-intents.js';
 import { tenantOf } from '../store/tenancy.js';
 import type { DepositSimulator } from './simulator.js';
 
@@ -22,6 +22,21 @@ export interface PayerStatus {
   amount_received: string;
   amount_remaining: string;
   expires_at: string;
+  /** Deposits seen on chain, not confirmed yet: shown beside the state, never counted in it. */
+  pending_deposits: PayerPendingDeposit[];
+}
+
+export interface PayerPendingDeposit {
+  asset: string;
+  network: string;
+  network_name: string;
+  amount: string;
+  /**
+   * Blocks the chain watcher has read from the deposit's own on: never more than the chain has (a watcher behind
+   * the head counts fewer), and never past the required number, however late the credit.
+   */
+  confirmations: number;
+  confirmations_required: number;
 }
 
 export interface PayerAddress {
@@ -120,7 +135,7 @@ export class PaymentPages {
     return (await this.status({ id }))!;
   }
 
-  private present(intent: IntentRow): PayerStatus {
+  private present(intent: PublicIntentRow): PayerStatus {
     const amount = new Decimal(intent.amount);
     const received = new Decimal(intent.amount_received);
     return {
@@ -130,6 +145,21 @@ export class PaymentPages {
       amount_received: received.toFixed(),
       amount_remaining: amountRemaining(amount, received).toFixed(),
       expires_at: intent.expires_at.toISOString(),
+      pending_deposits: intent.pending_deposits.flatMap((deposit) => {
+        const pair = this.catalog.pair(deposit.asset, deposit.network);
+        // A pair since removed from the catalog is one no watcher confirms: nothing to wait for.
+        if (!pair) return [];
+        return [
+          {
+            asset: deposit.asset,
+            network: deposit.network,
+            network_name: this.catalog.network(deposit.network)?.name ?? deposit.network,
+            amount: new Decimal(deposit.amount).toFixed(),
+            confirmations: Math.min(deposit.blocks_read, pair.confirmations_required),
+            confirmations_required: pair.confirmations_required,
+          },
+        ];
+      }),
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { PayerStatus, PayerView } from '../use-cases/payment-pages.js';
+import type { PayerPendingDeposit, PayerStatus, PayerView } from '../use-cases/payment-pages.js';
 import { html, jsonData, trusted, type SafeHtml } from './html.js';
 import { fill, LANGUAGES, MESSAGES, type Language, type Messages } from './i18n.js';
 import { layout } from './layout.js';
@@ -13,6 +13,17 @@ export function statusText(t: Messages, status: PayerStatus): string {
   const values = { received: status.amount_received, remaining: status.amount_remaining, currency: status.currency };
   if (status.state === 'expired' && status.amount_received !== '0') return fill(t.expiredWithCredit, values);
   return fill(t[status.state], values);
+}
+
+/** The line of a deposit seen on chain but not confirmed yet; the page's script fills the same template. */
+export function pendingText(t: Messages, deposit: PayerPendingDeposit): string {
+  return fill(t.pendingDeposit, {
+    amount: deposit.amount,
+    asset: deposit.asset,
+    network: deposit.network_name,
+    confirmations: String(deposit.confirmations),
+    required: String(deposit.confirmations_required),
+  });
 }
 
 function languageSwitch(lang: Language, t: Messages): SafeHtml {
@@ -49,6 +60,9 @@ ${view.sandbox ? html`<div class="test-banner" role="note">${t.testBanner}</div>
   <p class="reference">${t.reference}: <strong>${view.refCode}</strong></p>
   <section class="status" id="status" data-state="${status.state}" aria-live="polite">
     <p id="status-text">${statusText(t, status)}</p>
+    <ul class="pending" id="pending"${status.pending_deposits.length > 0 ? '' : trusted(' hidden')}>${status.pending_deposits.map(
+      (d) => html`<li>${pendingText(t, d)}</li>`,
+    )}</ul>
     <p class="countdown"${open ? '' : trusted(' hidden')}>${t.timeLeft}: <time id="countdown" datetime="${status.expires_at}"></time></p>
   </section>
   ${view.sandbox ? html`<button type="button" id="simulate" class="simulate"${open ? '' : trusted(' hidden')}>${t.simulate}</button>` : null}
@@ -78,6 +92,7 @@ ${jsonData('pay-data', {
     completed: t.completed,
     expired: t.expired,
     expiredWithCredit: t.expiredWithCredit,
+    pendingDeposit: t.pendingDeposit,
     copied: t.copied,
     copyFailed: t.copyFailed,
     simulate: t.simulate,

@@ -1,6 +1,6 @@
-// The hosted payment page's behaviour: countdown, live status (polling the page's small status route),
-// copy buttons and, in sandbox only, the "simulate payment" button. Amounts are shown as the server sends
-// them (decimal strings); nothing is computed with them here.
+// The hosted payment page's behaviour: countdown, live status and deposits seen on chain (polling the page's
+// small status route), copy buttons and, in sandbox only, the "simulate payment" button. Amounts are shown as
+// the server sends them (decimal strings); nothing is computed with them here.
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('pay-data').textContent);
@@ -9,6 +9,7 @@
   var skewMs = Date.parse(data.serverNow) - Date.now();
   var statusBox = document.getElementById('status');
   var statusText = document.getElementById('status-text');
+  var pendingList = document.getElementById('pending');
   var countdown = document.getElementById('countdown');
   var simulateButton = document.getElementById('simulate');
   var feedback = document.getElementById('copy-feedback');
@@ -28,8 +29,29 @@
       statusBox.setAttribute('data-state', status.state);
       statusText.textContent = fill(template, values);
     }
+    renderPending(status.pending_deposits);
     countdown.parentElement.hidden = !isOpen(status.state);
     if (simulateButton) simulateButton.hidden = !isOpen(status.state);
+  }
+
+  // Deposits seen on chain, not confirmed yet: one line each, rewritten only when a line changed (the list is
+  // inside the live region, so every rewrite is announced).
+  function renderPending(deposits) {
+    var lines = deposits.map(function (d) {
+      return fill(messages.pendingDeposit, {
+        amount: d.amount, asset: d.asset, network: d.network_name,
+        confirmations: String(d.confirmations), required: String(d.confirmations_required),
+      });
+    });
+    var shown = Array.prototype.map.call(pendingList.children, function (li) { return li.textContent; });
+    if (shown.join('\n') === lines.join('\n')) return;
+    pendingList.textContent = '';
+    lines.forEach(function (line) {
+      var li = document.createElement('li');
+      li.textContent = line;
+      pendingList.appendChild(li);
+    });
+    pendingList.hidden = lines.length === 0;
   }
 
   function pad(n) { return n < 10 ? '0' + n : String(n); }
@@ -40,8 +62,9 @@
     countdown.textContent = (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(s);
   }
 
+  // A deposit still confirming is followed past completion or expiry, until it is credited.
   function poll() {
-    if (!isOpen(current.state)) return;
+    if (!isOpen(current.state) && current.pending_deposits.length === 0) return;
     fetch(data.statusUrl, { headers: { accept: 'application/json' }, cache: 'no-store' })
       .then(function (res) { return res.ok ? res.json() : null; })
       .then(function (status) { if (status) render(status); })
