@@ -3,6 +3,7 @@ import type { PayerStatus } from '../src/use-cases/payment-pages.js';
 import type { Tenant, TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import { startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
+import { launchBrowser, NO_BROWSER_REASON } from './support/browser.js';
 import { statusPath } from './support/pages.js';
 import { createIntent, createTenant, json, simulate } from './support/partner.js';
 
@@ -90,6 +91,32 @@ describe("deposits seen on chain on the intent's page", () => {
     await watcher().tick(); // finds the fork and rewinds
     await watcher().tick();
     expect(await statusOf(intent.id)).toMatchObject({ state: 'waiting', pending_deposits: [] });
+  });
+
+  it.skipIf(NO_BROWSER_REASON !== null)('in Chromium, the open page shows the pending line as the deposit is seen, then completed without it, never reloading', async () => {
+    const intent = await createIntent(t, live.key, { amount: '7', currencies: ['USDC'] });
+    const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${base}/pay/${intent.ref_code}`);
+      expect(await page.locator('#pending').isHidden()).toBe(true);
+      await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+
+      await anvil.sendToken(ethereum.usdc, intent.addresses[0]!.address, '7');
+      await watcher().tick();
+      const line = page.locator('#pending li');
+      await line.waitFor();
+      expect(await line.textContent()).toBe(`Payment seen: 7 USDC on Ethereum — waiting for confirmations (1 of ${TEST_CONFIRMATIONS})`);
+
+      await anvil.mine(TEST_CONFIRMATIONS - 1);
+      await watcher().tick();
+      await page.locator('#status[data-state="completed"]').waitFor();
+      await page.locator('#pending').waitFor({ state: 'hidden' });
+      expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('a sandbox intent has no pending deposits, before or after its simulated payment', async () => {
