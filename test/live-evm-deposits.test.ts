@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serializeTransaction, type Hex, type Transaction } from 'viem';
 import type { Database } from '../src/store/database.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
-import { startAnvil, type Anvil } from './support/evm/anvil.js';
-import { startLiveEvmApp, TEST_CONFIRMATIONS, TEST_XPUB, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
-import type { TestApp, Tenant } from './support/app.js';
+import type { Tenant } from './support/app.js';
+import { TEST_CONFIRMATIONS, TEST_XPUB, useLiveEthereum, watcherFor } from './support/evm/live-app.js';
 import { EvmXpub } from '../src/providers/chains/evm-xpub.js';
 import { rpcChainReader, type EvmChainReader } from '../src/providers/chains/evm-rpc.js';
 import {
@@ -21,31 +20,10 @@ import {
   type TransactionObject,
 } from './support/partner.js';
 
-let anvil: Anvil;
-let ethereum: WatchedNetwork;
-let t: TestApp;
-let live: Tenant;
-
-beforeAll(async () => {
-  anvil = await startAnvil();
-  ethereum = { network: 'ethereum', anvil, usdc: await anvil.deployToken() };
-  t = await startLiveEvmApp([ethereum]);
-  live = await createTenant(t, { mode: 'live' });
-});
-
-afterAll(async () => {
-  await t?.close();
-  await anvil?.close();
-});
-
-const watcher = () => watcherFor(t, ethereum);
-/** One watcher tick over what is on chain now, so the next scenario starts from a settled cursor. */
-beforeEach(async () => {
-  await watcher().tick();
-});
+const chain = useLiveEthereum();
 
 async function transactionsOf(key: string, query = ''): Promise<TransactionObject[]> {
-  const res = await t.call(key, 'GET', `/transactions${query}`);
+  const res = await chain.t.call(key, 'GET', `/transactions${query}`);
   expect(res.statusCode, res.body).toBe(200);
   return json<{ data: TransactionObject[] }>(res).data;
 }
@@ -60,7 +38,7 @@ function rawOf(tx: Transaction): Hex {
 
 /** The available USDC on ethereum of the treasury that owns the address. */
 async function usdcBalance(addressId: string): Promise<string> {
-  const [row] = await t.db.query<{ balance: string }>(
+  const [row] = await chain.t.db.query<{ balance: string }>(
     `SELECT coalesce(sum(a.balance), 0)::text AS balance FROM ledger_accounts a JOIN deposit_addresses d ON d.organization_id = a.organization_id
      WHERE d.id = $1 AND a.mode = 'live' AND a.kind = 'available' AND a.profile_id IS NULL AND a.asset = 'USDC' AND a.network = 'ethereum'`,
     [addressId],
@@ -68,20 +46,20 @@ async function usdcBalance(addressId: string): Promise<string> {
   return row!.balance;
 }
 
-const byHash = async (hash: string) => (await transactionsOf(live.key)).filter((tx) => tx.tx_hash === hash);
+const byHash = async (hash: string) => (await transactionsOf(chain.live.key)).filter((tx) => tx.tx_hash === hash);
 
 describe('live deposit addresses from the operator xpub', () => {
   it('live capabilities list only the watched network; sandbox lists every network', async () => {
-    const liveCaps = json<{ networks: { code: string }[]; assets: { code: string }[] }>(await t.call(live.key, 'GET', '/capabilities'));
+    const liveCaps = json<{ networks: { code: string }[]; assets: { code: string }[] }>(await chain.t.call(chain.live.key, 'GET', '/capabilities'));
     expect(liveCaps.networks.map((n) => n.code)).toEqual(['ethereum']);
     expect(liveCaps.assets.map((a) => a.code)).toEqual(['USDT', 'USDC', 'ETH']);
-    const sandbox = await createTenant(t);
-    const sandboxCaps = json<{ networks: { code: string }[] }>(await t.call(sandbox.key, 'GET', '/capabilities'));
+    const sandbox = await createTenant(chain.t);
+    const sandboxCaps = json<{ networks: { code: string }[] }>(await chain.t.call(sandbox.key, 'GET', '/capabilities'));
     expect(sandboxCaps.networks.map((n) => n.code)).toContain('solana');
   });
 
   it('a live intent in currencies without a watched network answers 400 catalog_invalid naming all of them', async () => {
-    const res = await postIntent(t, live.key, { amount: '10', currencies: ['USDC', 'SOL', 'BTC'] });
+    const res = await postIntent(chain.t, chain.live.key, { amount: '10', currencies: ['USDC', 'SOL', 'BTC'] });
     expect(res.statusCode).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'catalog_invalid', param: 'currencies' });
     expect(errorOf(res).message).toContain('SOL, BTC');
@@ -89,11 +67,11 @@ describe('live deposit addresses from the operator xpub', () => {
 
   it('each live address is the xpub\'s next index, recorded with it; concurrent creations never share one', async () => {
     const xpub = EvmXpub.parse(TEST_XPUB);
-    const intents = await Promise.all(Array.from({ length: 8 }, () => createIntent(t, live.key, { currencies: ['USDC', 'ETH'] })));
+    const intents = await Promise.all(Array.from({ length: 8 }, () => createIntent(chain.t, chain.live.key, { currencies: ['USDC', 'ETH'] })));
     const addresses = intents.flatMap((i) => i.addresses);
     expect(addresses.every((a) => a.network === 'ethereum')).toBe(true);
     expect(new Set(addresses.map((a) => a.address)).size).toBe(addresses.length);
-    const derived = await t.db.query<{ derivation_index: string; address: string }>(
+    const derived = await chain.t.db.query<{ derivation_index: string; address: string }>(
       'SELECT derivation_index::text AS derivation_index, address FROM derived_addresses WHERE address = ANY($1::text[])',
       [addresses.map((a) => a.address)],
     );
@@ -104,101 +82,101 @@ describe('live deposit addresses from the operator xpub', () => {
 
 describe('the chain watcher credits deposits after their confirmations', () => {
   it('a token deposit is pending until the Nth block, then credited; a second one completes the intent', async () => {
-    const intent = await createIntent(t, live.key, { amount: '10', currencies: ['USDC'] });
+    const intent = await createIntent(chain.t, chain.live.key, { amount: '10', currencies: ['USDC'] });
     const to = intent.addresses[0]!.address;
-    const first = await anvil.sendToken(ethereum.usdc, to, '4');
-    await anvil.mine(TEST_CONFIRMATIONS - 2);
-    expect(await watcher().tick()).toBe(0);
+    const first = await chain.anvil.sendToken(chain.ethereum.usdc, to, '4');
+    await chain.anvil.mine(TEST_CONFIRMATIONS - 2);
+    expect(await chain.watcher().tick()).toBe(0);
     expect(await byHash(first)).toMatchObject([{ status: 'pending', amount: '4', payment_intent_id: intent.id, network: 'ethereum' }]);
-    expect((await getIntent(t, live.key, intent.id)).amount_received).toBe(0);
+    expect((await getIntent(chain.t, chain.live.key, intent.id)).amount_received).toBe(0);
 
-    await anvil.mine(1);
-    expect(await watcher().tick()).toBe(1);
+    await chain.anvil.mine(1);
+    expect(await chain.watcher().tick()).toBe(1);
     expect(await byHash(first)).toMatchObject([{ status: 'confirmed' }]);
-    expect(await getIntent(t, live.key, intent.id)).toMatchObject({ status: 'pending', amount_received: 4, partial_payment: true });
+    expect(await getIntent(chain.t, chain.live.key, intent.id)).toMatchObject({ status: 'pending', amount_received: 4, partial_payment: true });
 
-    const second = await anvil.sendToken(ethereum.usdc, to, '6');
-    await anvil.mine(TEST_CONFIRMATIONS - 1);
-    expect(await watcher().tick()).toBe(1);
-    expect(await getIntent(t, live.key, intent.id)).toMatchObject({ status: 'completed', amount_received: 10, deposit: { tx_hash: second } });
-    const types = (await eventsInOrder(t, live.key, intent.id)).map((e) => e.type);
+    const second = await chain.anvil.sendToken(chain.ethereum.usdc, to, '6');
+    await chain.anvil.mine(TEST_CONFIRMATIONS - 1);
+    expect(await chain.watcher().tick()).toBe(1);
+    expect(await getIntent(chain.t, chain.live.key, intent.id)).toMatchObject({ status: 'completed', amount_received: 10, deposit: { tx_hash: second } });
+    const types = (await eventsInOrder(chain.t, chain.live.key, intent.id)).map((e) => e.type);
     expect(types).toEqual(['payment_intent.payment_received', 'payment_intent.payment_received', 'payment_intent.completed']);
   });
 
   it('a native deposit to a standalone address is credited after N blocks with address.deposit.received', async () => {
-    const address = await createAddress(t, live.key, { asset: 'ETH', network: 'ethereum' });
-    const hash = await anvil.sendEth(address.address, '0.25');
-    expect(await watcher().tick()).toBe(0);
-    await anvil.mine(TEST_CONFIRMATIONS - 1);
-    expect(await watcher().tick()).toBe(1);
+    const address = await createAddress(chain.t, chain.live.key, { asset: 'ETH', network: 'ethereum' });
+    const hash = await chain.anvil.sendEth(address.address, '0.25');
+    expect(await chain.watcher().tick()).toBe(0);
+    await chain.anvil.mine(TEST_CONFIRMATIONS - 1);
+    expect(await chain.watcher().tick()).toBe(1);
     expect(await byHash(hash)).toMatchObject([{ status: 'confirmed', asset: 'ETH', amount: '0.25', payment_intent_id: null }]);
-    expect((await eventsInOrder(t, live.key, address.id)).map((e) => e.type)).toEqual(['address.deposit.received']);
+    expect((await eventsInOrder(chain.t, chain.live.key, address.id)).map((e) => e.type)).toEqual(['address.deposit.received']);
   });
 });
 
 describe('reorganizations', () => {
   it('a block that vanishes before its deposit has its confirmations leaves no credit; the row is failed', async () => {
-    const address = await createAddress(t, live.key, { asset: 'USDC', network: 'ethereum' });
-    const snapshot = await anvil.client.snapshot();
-    const hash = await anvil.sendToken(ethereum.usdc, address.address, '5');
-    expect(await watcher().tick()).toBe(0);
+    const address = await createAddress(chain.t, chain.live.key, { asset: 'USDC', network: 'ethereum' });
+    const snapshot = await chain.anvil.client.snapshot();
+    const hash = await chain.anvil.sendToken(chain.ethereum.usdc, address.address, '5');
+    expect(await chain.watcher().tick()).toBe(0);
     expect(await byHash(hash)).toMatchObject([{ status: 'pending' }]);
 
-    await anvil.client.revert({ id: snapshot });
-    await anvil.mine(TEST_CONFIRMATIONS + 2);
-    await watcher().tick(); // finds the fork and rewinds
-    expect(await watcher().tick()).toBe(0); // reads the new blocks: the transfer is not in them
+    await chain.anvil.client.revert({ id: snapshot });
+    await chain.anvil.mine(TEST_CONFIRMATIONS + 2);
+    await chain.watcher().tick(); // finds the fork and rewinds
+    expect(await chain.watcher().tick()).toBe(0); // reads the new blocks: the transfer is not in them
     expect(await byHash(hash)).toMatchObject([{ status: 'failed' }]);
-    expect(await accountsOf(t, live.organizationId, 'live')).not.toContainEqual(expect.objectContaining({ asset: 'USDC', network: 'ethereum', balance: '5' }));
-    expect(await countRows(t, 'SELECT 1 FROM ledger_transfers WHERE cause LIKE $1', [`%${hash}%`])).toBe(0);
+    expect(await accountsOf(chain.t, chain.live.organizationId, 'live')).not.toContainEqual(expect.objectContaining({ asset: 'USDC', network: 'ethereum', balance: '5' }));
+    expect(await countRows(chain.t, 'SELECT 1 FROM ledger_transfers WHERE cause LIKE $1', [`%${hash}%`])).toBe(0);
   });
 
   it('a transfer that reappears in the new chain before its confirmations is credited once', async () => {
-    const address = await createAddress(t, live.key, { asset: 'ETH', network: 'ethereum' });
-    const snapshot = await anvil.client.snapshot();
-    const hash = await anvil.sendEth(address.address, '0.5');
-    const raw = await anvil.client.getTransaction({ hash });
-    expect(await watcher().tick()).toBe(0);
-    await anvil.client.revert({ id: snapshot });
+    const address = await createAddress(chain.t, chain.live.key, { asset: 'ETH', network: 'ethereum' });
+    const snapshot = await chain.anvil.client.snapshot();
+    const hash = await chain.anvil.sendEth(address.address, '0.5');
+    const raw = await chain.anvil.client.getTransaction({ hash });
+    expect(await chain.watcher().tick()).toBe(0);
+    await chain.anvil.client.revert({ id: snapshot });
     // The same signed transaction mined again, one block later than before.
-    await anvil.mine(1);
-    await anvil.client.sendRawTransaction({ serializedTransaction: rawOf(raw) });
-    await anvil.mine(TEST_CONFIRMATIONS);
-    await watcher().tick();
-    expect(await watcher().tick()).toBe(1);
+    await chain.anvil.mine(1);
+    await chain.anvil.client.sendRawTransaction({ serializedTransaction: rawOf(raw) });
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    await chain.watcher().tick();
+    expect(await chain.watcher().tick()).toBe(1);
     expect(await byHash(hash)).toMatchObject([{ status: 'confirmed', amount: '0.5' }]);
   });
 
   it('a reorganization deeper than the confirmations reverses the credit: ledger back to world, deposit.reversed, row failed', async () => {
-    const own = await createTenant(t, { mode: 'live' });
-    const address = await createAddress(t, own.key, { asset: 'USDC', network: 'ethereum' });
-    const snapshot = await anvil.client.snapshot();
-    const hash = await anvil.sendToken(ethereum.usdc, address.address, '7');
-    await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await watcher().tick()).toBe(1);
+    const own = await createTenant(chain.t, { mode: 'live' });
+    const address = await createAddress(chain.t, own.key, { asset: 'USDC', network: 'ethereum' });
+    const snapshot = await chain.anvil.client.snapshot();
+    const hash = await chain.anvil.sendToken(chain.ethereum.usdc, address.address, '7');
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await chain.watcher().tick()).toBe(1);
     expect(await usdcBalance(address.id)).toBe('7');
 
-    await anvil.client.revert({ id: snapshot });
-    await anvil.mine(TEST_CONFIRMATIONS + 3);
-    await watcher().tick();
-    expect(await watcher().tick()).toBe(0);
+    await chain.anvil.client.revert({ id: snapshot });
+    await chain.anvil.mine(TEST_CONFIRMATIONS + 3);
+    await chain.watcher().tick();
+    expect(await chain.watcher().tick()).toBe(0);
     expect((await transactionsOf(own.key)).filter((tx) => tx.tx_hash === hash)).toMatchObject([{ status: 'failed' }]);
     expect(await usdcBalance(address.id)).toBe('0');
-    const events = await eventsInOrder(t, own.key, address.id);
+    const events = await eventsInOrder(chain.t, own.key, address.id);
     expect(events.map((e) => e.type)).toEqual(['address.deposit.received', 'deposit.reversed']);
     expect(events[1]!.data).toMatchObject({ amount: '7', amount_unrecovered: '0', hash, reason: 'reorganization' });
-    expect((await verifyLedger(t.db)).ok).toBe(true);
+    expect((await verifyLedger(chain.t.db)).ok).toBe(true);
   });
 });
 
 describe('watchers that die, and watchers side by side', () => {
   /** Three deposits in three blocks to a fresh standalone address of a fresh tenant, already confirmed. */
   async function threeDeposits() {
-    const tenant = await createTenant(t, { mode: 'live' });
-    const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'ethereum' });
+    const tenant = await createTenant(chain.t, { mode: 'live' });
+    const address = await createAddress(chain.t, tenant.key, { asset: 'USDC', network: 'ethereum' });
     const hashes = [];
-    for (const amount of ['1', '2', '3']) hashes.push(await anvil.sendToken(ethereum.usdc, address.address, amount));
-    await anvil.mine(TEST_CONFIRMATIONS);
+    for (const amount of ['1', '2', '3']) hashes.push(await chain.anvil.sendToken(chain.ethereum.usdc, address.address, amount));
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
     return { tenant, address, hashes };
   }
 
@@ -206,28 +184,28 @@ describe('watchers that die, and watchers side by side', () => {
     const rows = (await transactionsOf(tenant.key)).filter((tx) => hashes.includes(tx.tx_hash!));
     expect(rows.map((r) => `${r.amount}:${r.status}`).sort()).toEqual(['1:confirmed', '2:confirmed', '3:confirmed']);
     expect(await usdcBalance(addressId)).toBe('6');
-    expect(await countRows(t, "SELECT 1 FROM events WHERE related_to = $1 AND type = 'address.deposit.received'", [addressId])).toBe(3);
+    expect(await countRows(chain.t, "SELECT 1 FROM events WHERE related_to = $1 AND type = 'address.deposit.received'", [addressId])).toBe(3);
   }
 
   it('a watcher killed mid-tick (after its RPC calls, or inside its transaction) commits nothing; a restarted one skips and double-counts nothing', async () => {
     const { tenant, address, hashes } = await threeDeposits();
-    const real = rpcChainReader(anvil.url);
+    const real = rpcChainReader(chain.anvil.url);
     // Dies after reading the blocks, before the logs: nothing reaches the database.
     const dying: EvmChainReader = { ...real, tokenTransfers: () => Promise.reject(new Error('killed')) };
-    await expect(watcherFor(t, ethereum, { chain: dying, batchBlocks: 2 }).tick()).rejects.toThrow('killed');
+    await expect(watcherFor(chain.t, chain.ethereum, { chain: dying, batchBlocks: 2 }).tick()).rejects.toThrow('killed');
     // Dies inside its transaction, after writing: the transaction rolls back.
     const crashing: Database = {
-      ...t.db,
-      transaction: (work) => t.db.transaction(async (tx) => {
+      ...chain.t.db,
+      transaction: (work) => chain.t.db.transaction(async (tx) => {
         await work(tx);
         throw new Error('killed before commit');
       }),
     };
-    await expect(watcherFor(t, ethereum, { db: crashing, batchBlocks: 2 }).tick()).rejects.toThrow('killed before commit');
+    await expect(watcherFor(chain.t, chain.ethereum, { db: crashing, batchBlocks: 2 }).tick()).rejects.toThrow('killed before commit');
     expect((await transactionsOf(tenant.key)).filter((tx) => hashes.includes(tx.tx_hash!))).toEqual([]);
 
     // Restarted, one block per tick, until it has caught up with the head.
-    const restarted = watcherFor(t, ethereum, { batchBlocks: 1 });
+    const restarted = watcherFor(chain.t, chain.ethereum, { batchBlocks: 1 });
     let credited = 0;
     for (let i = 0; i < 10 * TEST_CONFIRMATIONS; i++) credited += await restarted.tick();
     expect(credited).toBe(3);
@@ -236,7 +214,7 @@ describe('watchers that die, and watchers side by side', () => {
 
   it('two watchers on one network credit every deposit once', async () => {
     const { tenant, address, hashes } = await threeDeposits();
-    const [a, b] = [watcherFor(t, ethereum, { batchBlocks: 1 }), watcherFor(t, ethereum, { batchBlocks: 1 })];
+    const [a, b] = [watcherFor(chain.t, chain.ethereum, { batchBlocks: 1 }), watcherFor(chain.t, chain.ethereum, { batchBlocks: 1 })];
     let credited = 0;
     for (let i = 0; i < 10 * TEST_CONFIRMATIONS; i++) credited += (await Promise.all([a.tick(), b.tick()])).reduce((x, y) => x + y, 0);
     expect(credited).toBe(3);

@@ -1,42 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PayerStatus } from '../src/use-cases/payment-pages.js';
-import type { Tenant, TestApp } from './support/app.js';
-import { startAnvil, type Anvil } from './support/evm/anvil.js';
-import { startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
+import { TEST_CONFIRMATIONS, useLiveEthereum } from './support/evm/live-app.js';
 import { launchBrowser, NO_BROWSER_REASON } from './support/browser.js';
 import { statusPath } from './support/pages.js';
 import { createIntent, createTenant, json, simulate } from './support/partner.js';
 
-let anvil: Anvil;
-let ethereum: WatchedNetwork;
-let t: TestApp;
-let live: Tenant;
-
-beforeAll(async () => {
-  anvil = await startAnvil();
-  ethereum = { network: 'ethereum', anvil, usdc: await anvil.deployToken() };
-  t = await startLiveEvmApp([ethereum]);
-  live = await createTenant(t, { mode: 'live' });
-});
-
-afterAll(async () => {
-  await t?.close();
-  await anvil?.close();
-});
-
-const watcher = () => watcherFor(t, ethereum);
-/** One watcher tick over what is on chain now, so the next scenario starts from a settled cursor. */
-beforeEach(async () => {
-  await watcher().tick();
-});
+const chain = useLiveEthereum();
 
 async function statusOf(id: string): Promise<PayerStatus> {
-  const res = await t.app.inject({ method: 'GET', url: statusPath(id) });
+  const res = await chain.t.app.inject({ method: 'GET', url: statusPath(id) });
   expect(res.statusCode, res.body).toBe(200);
   return json<PayerStatus>(res);
 }
 
-const pageOf = async (refCode: string, lang: string) => (await t.app.inject({ method: 'GET', url: `/pay/${refCode}?lang=${lang}` })).body;
+const pageOf = async (refCode: string, lang: string) => (await chain.t.app.inject({ method: 'GET', url: `/pay/${refCode}?lang=${lang}` })).body;
 
 const seen = (amount: string, confirmations: number) => ({
   asset: 'USDC',
@@ -49,53 +26,53 @@ const seen = (amount: string, confirmations: number) => ({
 
 describe("deposits seen on chain on the intent's page", () => {
   it('a deposit seen but not confirmed shows on the intent\'s page as pending, with its confirmations, until it is credited', async () => {
-    const intent = await createIntent(t, live.key, { amount: '10', currencies: ['USDC'] });
+    const intent = await createIntent(chain.t, chain.live.key, { amount: '10', currencies: ['USDC'] });
     expect((await statusOf(intent.id)).pending_deposits).toEqual([]);
 
-    await anvil.sendToken(ethereum.usdc, intent.addresses[0]!.address, '10');
-    expect(await watcher().tick()).toBe(0);
+    await chain.anvil.sendToken(chain.ethereum.usdc, intent.addresses[0]!.address, '10');
+    expect(await chain.watcher().tick()).toBe(0);
     // The pending deposit is beside the state, not in it: the intent still waits, nothing is received.
     expect(await statusOf(intent.id)).toMatchObject({ state: 'waiting', amount_received: '0', pending_deposits: [seen('10', 1)] });
     expect(await pageOf(intent.ref_code, 'en')).toContain(`<li>Payment seen: 10 USDC on Ethereum — waiting for confirmations (1 of ${TEST_CONFIRMATIONS})</li>`);
     expect(await pageOf(intent.ref_code, 'es')).toContain(`<li>Pago detectado: 10 USDC en Ethereum, esperando confirmaciones (1 de ${TEST_CONFIRMATIONS})</li>`);
 
-    await anvil.mine(1);
-    await watcher().tick();
+    await chain.anvil.mine(1);
+    await chain.watcher().tick();
     expect((await statusOf(intent.id)).pending_deposits).toEqual([seen('10', 2)]);
 
-    await anvil.mine(TEST_CONFIRMATIONS - 2);
-    expect(await watcher().tick()).toBe(1);
+    await chain.anvil.mine(TEST_CONFIRMATIONS - 2);
+    expect(await chain.watcher().tick()).toBe(1);
     expect(await statusOf(intent.id)).toMatchObject({ state: 'completed', amount_received: '10', pending_deposits: [] });
     expect(await pageOf(intent.ref_code, 'en')).toContain('<ul class="pending" id="pending" hidden></ul>');
   });
 
   it('lists every pending deposit of the intent with its exact amount, and only its own', async () => {
-    const intent = await createIntent(t, live.key, { amount: '100', currencies: ['USDC'] });
-    const other = await createIntent(t, live.key, { amount: '100', currencies: ['USDC'] });
-    await anvil.sendToken(ethereum.usdc, intent.addresses[0]!.address, '0.000001');
-    await anvil.sendToken(ethereum.usdc, intent.addresses[0]!.address, '12.345678');
-    await watcher().tick();
+    const intent = await createIntent(chain.t, chain.live.key, { amount: '100', currencies: ['USDC'] });
+    const other = await createIntent(chain.t, chain.live.key, { amount: '100', currencies: ['USDC'] });
+    await chain.anvil.sendToken(chain.ethereum.usdc, intent.addresses[0]!.address, '0.000001');
+    await chain.anvil.sendToken(chain.ethereum.usdc, intent.addresses[0]!.address, '12.345678');
+    await chain.watcher().tick();
     expect((await statusOf(intent.id)).pending_deposits).toEqual([seen('0.000001', 2), seen('12.345678', 1)]);
     expect((await statusOf(other.id)).pending_deposits).toEqual([]);
   });
 
   it('a deposit whose block vanished (failed) is no longer listed', async () => {
-    const intent = await createIntent(t, live.key, { amount: '10', currencies: ['USDC'] });
-    const snapshot = await anvil.client.snapshot();
-    await anvil.sendToken(ethereum.usdc, intent.addresses[0]!.address, '5');
-    await watcher().tick();
+    const intent = await createIntent(chain.t, chain.live.key, { amount: '10', currencies: ['USDC'] });
+    const snapshot = await chain.anvil.client.snapshot();
+    await chain.anvil.sendToken(chain.ethereum.usdc, intent.addresses[0]!.address, '5');
+    await chain.watcher().tick();
     expect((await statusOf(intent.id)).pending_deposits).toEqual([seen('5', 1)]);
 
-    await anvil.client.revert({ id: snapshot });
-    await anvil.mine(TEST_CONFIRMATIONS + 2);
-    await watcher().tick(); // finds the fork and rewinds
-    await watcher().tick();
+    await chain.anvil.client.revert({ id: snapshot });
+    await chain.anvil.mine(TEST_CONFIRMATIONS + 2);
+    await chain.watcher().tick(); // finds the fork and rewinds
+    await chain.watcher().tick();
     expect(await statusOf(intent.id)).toMatchObject({ state: 'waiting', pending_deposits: [] });
   });
 
   it.skipIf(NO_BROWSER_REASON !== null)('in Chromium, the open page shows the pending line as the deposit is seen, then completed without it, never reloading', async () => {
-    const intent = await createIntent(t, live.key, { amount: '7', currencies: ['USDC'] });
-    const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const intent = await createIntent(chain.t, chain.live.key, { amount: '7', currencies: ['USDC'] });
+    const base = await chain.t.app.listen({ host: '127.0.0.1', port: 0 });
     const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
@@ -103,14 +80,14 @@ describe("deposits seen on chain on the intent's page", () => {
       expect(await page.locator('#pending').isHidden()).toBe(true);
       await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
 
-      await anvil.sendToken(ethereum.usdc, intent.addresses[0]!.address, '7');
-      await watcher().tick();
+      await chain.anvil.sendToken(chain.ethereum.usdc, intent.addresses[0]!.address, '7');
+      await chain.watcher().tick();
       const line = page.locator('#pending li');
       await line.waitFor();
       expect(await line.textContent()).toBe(`Payment seen: 7 USDC on Ethereum — waiting for confirmations (1 of ${TEST_CONFIRMATIONS})`);
 
-      await anvil.mine(TEST_CONFIRMATIONS - 1);
-      await watcher().tick();
+      await chain.anvil.mine(TEST_CONFIRMATIONS - 1);
+      await chain.watcher().tick();
       await page.locator('#status[data-state="completed"]').waitFor();
       await page.locator('#pending').waitFor({ state: 'hidden' });
       expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
@@ -120,10 +97,10 @@ describe("deposits seen on chain on the intent's page", () => {
   });
 
   it('a sandbox intent has no pending deposits, before or after its simulated payment', async () => {
-    const sandbox = await createTenant(t);
-    const intent = await createIntent(t, sandbox.key, { amount: '10' });
+    const sandbox = await createTenant(chain.t);
+    const intent = await createIntent(chain.t, sandbox.key, { amount: '10' });
     expect((await statusOf(intent.id)).pending_deposits).toEqual([]);
-    await simulate(t, sandbox.key, intent.id, { amount: '4' });
+    await simulate(chain.t, sandbox.key, intent.id, { amount: '4' });
     expect(await statusOf(intent.id)).toMatchObject({ state: 'partial', pending_deposits: [] });
   });
 });

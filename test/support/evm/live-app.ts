@@ -4,13 +4,15 @@ import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Address } from 'viem';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { Catalog } from '../../../src/domain/catalog.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import { rpcChainReader, type EvmChainReader } from '../../../src/providers/chains/evm-rpc.js';
 import type { Database } from '../../../src/store/database.js';
 import { EvmWatcher } from '../../../src/workers/evm-watcher.js';
-import { startTestApp, type TestApp } from '../app.js';
-import type { Anvil } from './anvil.js';
+import { startTestApp, type Tenant, type TestApp } from '../app.js';
+import { createTenant } from '../partner.js';
+import { startAnvil, type Anvil } from './anvil.js';
 
 /** Confirmations every pair of a watched network needs in these tests. */
 export const TEST_CONFIRMATIONS = 3;
@@ -90,4 +92,37 @@ export function watcherFor(t: TestApp, network: WatchedNetwork, options: { chain
     { network: network.network, batchBlocks: options.batchBlocks ?? 50, reorgWindow: 64 },
     quiet,
   );
+}
+
+/** Anvil serving ethereum, with its test USDC, to a live app, and a live tenant: where live EVM test files start. */
+export interface LiveEthereum {
+  anvil: Anvil;
+  ethereum: WatchedNetwork;
+  t: TestApp;
+  live: Tenant;
+  /** A watcher of ethereum as the worker builds one. */
+  watcher(): EvmWatcher;
+}
+
+/**
+ * Registers the file's hooks: a LiveEthereum started before its tests and stopped after, and one watcher tick
+ * before each test over what is on chain, so every scenario starts from a settled cursor. Its fields are set
+ * once the tests run.
+ */
+export function useLiveEthereum(): LiveEthereum {
+  const chain = { watcher: () => watcherFor(chain.t, chain.ethereum) } as LiveEthereum;
+  beforeAll(async () => {
+    chain.anvil = await startAnvil();
+    chain.ethereum = { network: 'ethereum', anvil: chain.anvil, usdc: await chain.anvil.deployToken() };
+    chain.t = await startLiveEvmApp([chain.ethereum]);
+    chain.live = await createTenant(chain.t, { mode: 'live' });
+  });
+  afterAll(async () => {
+    await chain.t?.close();
+    await chain.anvil?.close();
+  });
+  beforeEach(async () => {
+    await chain.watcher().tick();
+  });
+  return chain;
 }
