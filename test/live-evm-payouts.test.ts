@@ -254,6 +254,10 @@ describe('a live payout stuck unmined', () => {
     await t.ctx.payouts.trackLive(log);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: atCapHash });
     expect(log.warnings).toEqual([{ payoutId: payout.id, network: 'ethereum', txHash: atCapHash }]);
+    // What an operator alerts on: an open live payout, and how long the oldest has been open.
+    const scraped = await t.ctx.metrics.scrape();
+    expect(scraped).toContain('connect_live_payouts_open{network="ethereum",status="processing"} 1');
+    expect(scraped).toMatch(/connect_live_payouts_oldest_open_seconds\{network="ethereum",status="processing"\} \d/);
 
     // Empty blocks lower the base fee by 1/8 each: 20 bring it from ten times the cap below it. Anvil dropped the
     // transaction meanwhile, as nodes do with one that cannot pay the base fee: the next sweep sends it again.
@@ -264,6 +268,7 @@ describe('a live payout stuck unmined', () => {
     await anvil.mine(TEST_CONFIRMATIONS);
     expect(await t.ctx.payouts.trackLive(log)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: atCapHash });
+    expect(await t.ctx.metrics.scrape()).not.toContain('connect_live_payouts_open{');
     const receipt = await anvil.client.getTransactionReceipt({ hash: atCapHash });
     expect(receipt.gasUsed * receipt.effectiveGasPrice <= cap).toBe(true);
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { KeyMode } from '../domain/api-keys.js';
 import type { Database } from '../store/database.js';
+import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
 
 const METRIC_PREFIX = 'connect_';
 
@@ -108,6 +109,25 @@ export class Metrics {
         this.set({ state: 'failed' }, rows.find((row) => row.state === 'failed')?.count ?? 0);
       },
     });
+    /** Read at scrape; absent (not stale) for a scrape during which the database did not answer. */
+    const openPayoutsGauge = (name: string, help: string, value: (row: OpenLivePayouts) => number) =>
+      new Gauge({
+        name: `${METRIC_PREFIX}${name}`,
+        help,
+        labelNames: ['network', 'status'],
+        registers,
+        async collect() {
+          const rows = await openLivePayouts(db).catch(() => []);
+          this.reset();
+          for (const row of rows) this.set({ network: row.network, status: row.status }, value(row));
+        },
+      });
+    openPayoutsGauge('live_payouts_open', 'Live payouts not settled yet, in the whole database, by network and status (pending: not broadcast yet; processing: broadcast, not confirmed).', (row) => row.count);
+    openPayoutsGauge(
+      'live_payouts_oldest_open_seconds',
+      'Age of the oldest live payout not settled yet, by network and status: a processing one growing old is stuck (fees above its cap).',
+      (row) => row.oldest_seconds,
+    );
     this.webhookAttempts = new Counter({
       name: `${METRIC_PREFIX}webhook_delivery_attempts_total`,
       help: 'Webhook delivery attempts made by this process, by outcome: delivered, failed (retried later), dead (no more attempts).',

@@ -183,6 +183,22 @@ export function claimOpenSandboxPayouts(tx: Sql, now: Date, limit: number): Prom
   );
 }
 
+export interface OpenLivePayouts {
+  network: string;
+  status: 'pending' | 'processing';
+  count: number;
+  /** Seconds since the oldest of them was created. */
+  oldest_seconds: number;
+}
+
+/** Live payouts not settled yet, by network and status, with the age of the oldest: what an operator alerts on. */
+export function openLivePayouts(sql: Sql): Promise<OpenLivePayouts[]> {
+  return sql.query<OpenLivePayouts>(
+    `SELECT network, status, count(*)::int AS count, greatest(0, extract(epoch FROM now() - min(created_at)))::float8 AS oldest_seconds
+     FROM payouts WHERE mode = 'live' AND status IN ('pending', 'processing') GROUP BY network, status`,
+  );
+}
+
 /** Live payouts broadcast and not yet settled, oldest first; every tenant's. */
 export function processingLivePayouts(sql: Sql, limit: number): Promise<PayoutRow[]> {
   return sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE mode = 'live' AND status = 'processing' ORDER BY created_at LIMIT $1`, [limit]);
