@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
-import { erc20Abi, parseGwei, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex, type Transaction } from 'viem';
+import { encodeAbiParameters, erc20Abi, keccak256, parseGwei, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex, type Transaction } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { Decimal } from '../src/domain/money.js';
@@ -117,7 +117,7 @@ describe('live payouts on EVM from the hot wallet', () => {
 });
 
 describe('a live payout whose broadcast the node refuses', () => {
-  it('fails with its funds released, and its nonce goes to the next payout (none skipped)', async () => {
+  it('fails with its funds released and a reason that never names the RPC URL; its nonce goes to the next payout (none skipped)', async () => {
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const nonceBefore = await anvil.client.getTransactionCount({ address: HOT_WALLET });
@@ -127,7 +127,11 @@ describe('a live payout whose broadcast the node refuses', () => {
     await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
     const refused = await pay(tenant.key, freshDestination(), '5');
     await expect.poll(async () => (await statusOf(tenant.key, refused.id)).status, { timeout: 20_000 }).toBe('failed');
-    expect((await statusOf(tenant.key, refused.id)).failure_reason).toMatch(/insufficient funds/i);
+    const reason = (await statusOf(tenant.key, refused.id)).failure_reason!;
+    expect(reason).toMatch(/insufficient funds/i);
+    // The node's words, never its URL (providers put API keys in it) nor the request body.
+    expect(reason).not.toContain(anvil.url.replace('http://', ''));
+    expect(reason).not.toMatch(/URL|Request body/);
     expect(await available(tenant.organizationId)).toBe(before);
     expect((await eventsInOrder(t, tenant.key, refused.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.failed']);
 
@@ -154,7 +158,7 @@ describe('a live payout and the chain behind the RPC URL', () => {
       const payouts = new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', elsewhere.url]]), localSigner(HOT_WALLET_KEY), 0);
       const payoutId = randomUUID();
       const request = { payoutId, organizationId: randomUUID(), asset: 'ETH', network: 'ethereum', destination: freshDestination(), amount: '0.01', feeCap: '0.01' };
-      await expect(payouts.send(request)).rejects.toThrow('the RPC URL of ethereum serves chain 8453, not 31337: nothing was signed');
+      await expect(payouts.send(request)).rejects.toThrow('the RPC URL of ethereum serves chain 8453, not 31337');
       expect(await t.db.query('SELECT 1 FROM evm_payout_txs WHERE payout_id = $1', [payoutId])).toEqual([]);
     } finally {
       await elsewhere.close();
@@ -192,6 +196,11 @@ describe('a live payout stuck unmined', () => {
     await anvil.mine(1);
   });
 
+  const currentTx = async (payoutId: string) => {
+    const [row] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>('SELECT tx_hash, replaced_tx_hashes FROM evm_payout_txs WHERE payout_id = $1', [payoutId]);
+    return row!;
+  };
+
   const recordingLog = () => {
     const warnings: object[] = [];
     const errors: object[] = [];
@@ -200,6 +209,10 @@ describe('a live payout stuck unmined', () => {
 
   it('is rebroadcast with the same nonce and a higher fee within the quoted cap, and completes under the new hash', async () => {
     const { tenant, destination, payout, original, cap } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
+    // Before CONNECT_EVM_REBROADCAST_SECONDS have passed it is left as it is.
+    const patient = new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', anvil.url]]), localSigner(HOT_WALLET_KEY), 3600);
+    expect(await patient.progress({ id: payout.id, network: 'ethereum', asset: 'USDC', txHash: original.hash })).toEqual({ state: 'pending', txHash: original.hash });
+    expect(await currentTx(payout.id)).toEqual({ tx_hash: original.hash, replaced_tx_hashes: [] });
 
     expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
     const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
@@ -223,6 +236,68 @@ describe('a live payout stuck unmined', () => {
     expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 
+  it('mined under the hash it was replaced from, it completes under that hash', async () => {
+    const { tenant, destination, payout, original } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
+    const [{ raw: originalRaw }] = (await t.db.query<{ raw: Hex }>('SELECT raw FROM evm_payout_txs WHERE payout_id = $1', [payout.id])) as [{ raw: Hex }];
+    await t.ctx.payouts.trackLive(quiet);
+    const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
+    expect(replacedHash).not.toBe(original.hash);
+
+    // The node loses the replacement and mines the first transaction after all (fees fell back).
+    await anvil.client.dropTransaction({ hash: replacedHash });
+    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: 1n });
+    await anvil.mine(1);
+    await anvil.client.sendRawTransaction({ serializedTransaction: originalRaw });
+    await anvil.mine(TEST_CONFIRMATIONS);
+    expect((await anvil.client.getTransactionReceipt({ hash: original.hash })).status).toBe('success');
+
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: original.hash });
+    expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
+    expect((await eventsInOrder(t, tenant.key, payout.id)).at(-1)!.data).toMatchObject({ tx_hash: original.hash });
+  });
+
+  it('a payout that only waits behind a stuck one of the wallet is sent again without a higher fee', async () => {
+    const { tenant, payout: first } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
+    // Priced for the fees now, but its nonce comes after the stuck one's.
+    const second = await pay(tenant.key, freshDestination(), '5');
+    await expect.poll(async () => (await statusOf(tenant.key, second.id)).status, { timeout: 20_000 }).toBe('processing');
+    const queuedHash = (await statusOf(tenant.key, second.id)).tx_hash;
+
+    await t.ctx.payouts.trackLive(quiet);
+    expect((await currentTx(first.id)).replaced_tx_hashes).toHaveLength(1);
+    expect(await currentTx(second.id)).toEqual({ tx_hash: queuedHash, replaced_tx_hashes: [] });
+
+    await anvil.mine(TEST_CONFIRMATIONS);
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(2);
+    expect(await statusOf(tenant.key, second.id)).toMatchObject({ status: 'completed', tx_hash: queuedHash });
+  });
+
+  it('a reverted payout is failed only once its block has the confirmations (a reorganization could undo the revert)', async () => {
+    await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.payouts.trackLive(quiet);
+    const tenant = await fundedTenant('30');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    const before = await available(tenant.organizationId);
+    await anvil.client.setAutomine(false);
+    const payout = await pay(tenant.key, freshDestination(), '10');
+    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    // The hot wallet's token balance (OpenZeppelin's _balances, slot 0) is emptied before the transfer is mined: it reverts.
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [HOT_WALLET, 0n]));
+    await anvil.client.setStorageAt({ address: ethereum.usdc, index: slot, value: `0x${'0'.repeat(64)}` });
+    await anvil.mine(1);
+    const hash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
+    expect((await anvil.client.getTransactionReceipt({ hash })).status).toBe('reverted');
+
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
+    await anvil.mine(TEST_CONFIRMATIONS - 1);
+    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'failed', failure_reason: `The transaction ${hash} reverted on chain.` });
+    expect(await available(tenant.organizationId)).toBe(before);
+    expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+
   it('a replacement the node refuses leaves the stuck transaction current, and the operator is told', async () => {
     // Fees far above what the quote charged: the replacement at the cap is below the base fee, which anvil refuses.
     const { tenant, payout, original } = await stuckPayout((stuck, cap) => (cap / stuck.gas) * 10n);
@@ -234,7 +309,10 @@ describe('a live payout stuck unmined', () => {
     const [sent] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>('SELECT tx_hash, replaced_tx_hashes FROM evm_payout_txs WHERE payout_id = $1', [
       payout.id,
     ]);
-    expect(sent).toEqual({ tx_hash: original.hash, replaced_tx_hashes: [] });
+    // The refused replacement's hash is still looked up: a refusal may answer a retry of a request the node took.
+    expect(sent!.tx_hash).toBe(original.hash);
+    expect(sent!.replaced_tx_hashes).toHaveLength(1);
+    expect(sent!.replaced_tx_hashes[0]).not.toBe(original.hash);
   });
 
   it('above the quoted cap its fee rises to the cap and no further: it waits, the operator is warned, and it completes once fees fall', async () => {

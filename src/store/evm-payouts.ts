@@ -94,10 +94,14 @@ export async function recordReplacement(sql: Sql, payoutId: string, previousHash
   return rows.length === 1;
 }
 
-/** The node refused the replacement: the transaction it was to replace is the current one again. */
-export async function undoReplacement(sql: Sql, payoutId: string, replacementHash: string, previous: { raw: string; txHash: string }): Promise<void> {
+/**
+ * The node refused the replacement: the transaction it was to replace is the current one again. The
+ * replacement's hash stays among the replaced ones, still looked up for a receipt: a refusal can be the answer
+ * to a retried request whose first attempt the node took.
+ */
+export async function restoreReplaced(sql: Sql, payoutId: string, replacementHash: string, previous: { raw: string; txHash: string }): Promise<void> {
   await sql.query(
-    `UPDATE evm_payout_txs SET replaced_tx_hashes = replaced_tx_hashes[1:cardinality(replaced_tx_hashes) - 1], raw = $3, tx_hash = $4, updated_at = now()
+    `UPDATE evm_payout_txs SET replaced_tx_hashes = array_remove(replaced_tx_hashes, $4) || $2::text, raw = $3, tx_hash = $4, updated_at = now()
      WHERE payout_id = $1 AND tx_hash = $2`,
     [payoutId, replacementHash, previous.raw, previous.txHash],
   );

@@ -1,4 +1,5 @@
 import { BlockNotFoundError, createPublicClient, getAddress, http, parseAbiItem, type PublicClient } from 'viem';
+import { hidingEndpoint } from './rpc-errors.js';
 
 export interface EvmTransfer {
   blockNumber: bigint;
@@ -38,15 +39,15 @@ export interface EvmChainReader {
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 /**
- * The JSON-RPC implementation over viem. `cacheTime: 0`: viem otherwise answers the block number from a
+ * The JSON-RPC implementation over viem; its errors never name the URL. `cacheTime: 0`: viem otherwise answers the block number from a
  * cache for seconds, and a watcher must see the head move.
  */
 export function rpcChainReader(url: string): EvmChainReader {
   const client: PublicClient = createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 });
   return {
-    chainId: () => client.getChainId(),
-    head: () => client.getBlockNumber({ cacheTime: 0 }),
-    async block(number) {
+    chainId: hidingEndpoint(() => client.getChainId()),
+    head: hidingEndpoint(() => client.getBlockNumber({ cacheTime: 0 })),
+    block: hidingEndpoint(async (number: bigint) => {
       try {
         const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
         return {
@@ -61,8 +62,8 @@ export function rpcChainReader(url: string): EvmChainReader {
         if (error instanceof BlockNotFoundError) return null;
         throw error;
       }
-    },
-    async tokenTransfers(tokens, from, to) {
+    }),
+    tokenTransfers: hidingEndpoint(async (tokens: readonly string[], from: bigint, to: bigint) => {
       if (tokens.length === 0) return [];
       const logs = await client.getLogs({ address: tokens as `0x${string}`[], event: TRANSFER, fromBlock: from, toBlock: to, strict: true });
       return logs
@@ -77,10 +78,10 @@ export function rpcChainReader(url: string): EvmChainReader {
           to: log.args.to,
           value: log.args.value,
         }));
-    },
-    async succeeded(txHash) {
+    }),
+    succeeded: hidingEndpoint(async (txHash: string) => {
       const receipt = await client.getTransactionReceipt({ hash: txHash as `0x${string}` });
       return receipt.status === 'success';
-    },
+    }),
   };
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { getAddress, isHex, type Address, type Hex, type TransactionSerializable } from 'viem';
+import { getAddress, isAddressEqual, isHex, parseTransaction, recoverTransactionAddress, type Address, type Hex, type TransactionSerializable, type TransactionSerialized } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /** Who signs live EVM payouts: the hot wallet. Its key never leaves the implementation, and is never logged. */
@@ -22,8 +22,31 @@ export function localSigner(key: string): EvmSigner {
 export const signerKeyFromFile = (file: string) => localSigner(fs.readFileSync(file, 'utf8').split('\n')[0]!);
 
 /**
+ * What a remote signer signed differs from what it was asked to sign (or is signed by another key): a field
+ * named, so that it is never broadcast.
+ */
+async function remoteSigningMismatch(asked: TransactionSerializable, raw: Hex, from: Address): Promise<string | null> {
+  const signed = parseTransaction(raw);
+  const fields = {
+    type: [signed.type, asked.type],
+    chainId: [signed.chainId, asked.chainId],
+    nonce: [signed.nonce, asked.nonce],
+    to: [signed.to?.toLowerCase(), asked.to?.toLowerCase()],
+    value: [signed.value ?? 0n, asked.value ?? 0n],
+    data: [signed.data ?? '0x', asked.data ?? '0x'],
+    gas: [signed.gas, asked.gas],
+    maxFeePerGas: [signed.maxFeePerGas, asked.maxFeePerGas],
+    maxPriorityFeePerGas: [signed.maxPriorityFeePerGas, asked.maxPriorityFeePerGas],
+  };
+  for (const [name, [got, wanted]] of Object.entries(fields)) if (got !== wanted) return `its ${name} is ${String(got)}, not ${String(wanted)}`;
+  const signer = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
+  return isAddressEqual(signer, from) ? null : `it is signed by ${signer}, not ${from}`;
+}
+
+/**
  * A signer in another process or machine (Web3Signer, Clef, an HSM gateway) reached by JSON-RPC
- * `eth_signTransaction`: the key never touches the API host. The transaction goes as the JSON-RPC hex fields.
+ * `eth_signTransaction`: the key never touches the API host. The transaction goes as the JSON-RPC hex fields;
+ * what comes back is checked to be that transaction, signed by that address.
  */
 export function remoteSigner(url: string, address: string, fetcher: typeof fetch = fetch): EvmSigner {
   const from = getAddress(address);
@@ -52,6 +75,8 @@ export function remoteSigner(url: string, address: string, fetcher: typeof fetch
       if (!response.ok || typeof raw !== 'string' || !isHex(raw)) {
         throw new Error(`the remote signer refused to sign: ${body.error?.message ?? `HTTP ${response.status}`}`);
       }
+      const mismatch = await remoteSigningMismatch(transaction, raw, from);
+      if (mismatch) throw new Error(`the remote signer signed another transaction than asked: ${mismatch}`);
       return raw;
     },
   };

@@ -5,3 +5,5 @@ ALTER TABLE evm_payout_txs
   ADD COLUMN fee_cap_wei        numeric(78, 0) CHECK (fee_cap_wei >= 0),
   ADD COLUMN broadcast_at       timestamptz,
   ADD COLUMN replaced_tx_hashes text[] NOT NULL DEFAULT '{}';
+-- Transactions broadcast before this migration are due for a rebroadcast as if sent when last updated.
+UPDATE evm_payout_txs SET broadcast_at = updated_at WHERE status = 'broadcast';
