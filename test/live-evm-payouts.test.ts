@@ -6,6 +6,8 @@ import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { Decimal } from '../src/domain/money.js';
 import { localSigner } from '../src/providers/chains/evm-signer.js';
 import { EvmPayouts } from '../src/providers/custody/evm-payouts.js';
+import { ProviderRetryLater } from '../src/providers/custody/custody-provider.js';
+import type { Database } from '../src/store/database.js';
 import { recordReplacement } from '../src/store/evm-payouts.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp, Tenant } from './support/app.js';
@@ -148,6 +150,27 @@ describe('a live payout whose broadcast the node refuses', () => {
     const mined = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, next.id)).tx_hash as Hex });
     expect(mined.nonce).toBe(nonceBefore);
     expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+});
+
+describe('a live payout whose database write fails after its broadcast', () => {
+  it('is to be sent again (never failed: its transaction is out), and the resend records it without paying twice', async () => {
+    const tenant = await fundedTenant('30');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    const destination = freshDestination();
+    const payout = await pay(tenant.key, destination, '4');
+    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    const { tx_hash: txHash } = await statusOf(tenant.key, payout.id);
+    const request = { payoutId: payout.id, organizationId: tenant.organizationId, asset: 'USDC', network: 'ethereum', destination, amount: '4', feeCap: '0.01' };
+    const sender = (db: Database) => new EvmPayouts(db, t.ctx.catalog, new Map([['ethereum', anvil.url]]), localSigner(HOT_WALLET_KEY), 0);
+
+    const losingTheRecord: Database = {
+      ...t.db,
+      query: (text, params) => (text.includes("status = 'broadcast'") ? Promise.reject(new Error('connection lost')) : t.db.query(text, params)),
+    };
+    await expect(sender(losingTheRecord).send(request)).rejects.toThrow(ProviderRetryLater);
+    await expect(sender(t.db).send(request)).resolves.toEqual({ txHash });
+    expect(await tokenBalance(destination)).toBe(parseUnits('4', 6));
   });
 });
 
