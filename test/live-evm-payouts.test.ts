@@ -56,6 +56,9 @@ async function pay(key: string, destination: string, amount: string): Promise<Pa
 }
 
 const statusOf = async (key: string, id: string) => json<PayoutObject & { tx_hash: string | null }>(await t.call(key, 'GET', `/payouts/${id}`));
+/** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
+const reaches = (key: string, id: string, status: PayoutObject['status']) =>
+  expect.poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 }).toBe(status);
 const tokenBalance = (owner: string) =>
   anvil.client.readContract({ address: ethereum.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] });
 const available = async (organizationId: string) => {
@@ -74,7 +77,7 @@ describe('live payouts on EVM from the hot wallet', () => {
     const destination = freshDestination();
     const payout = await pay(tenant.key, destination, '10');
     expect(payout.status).toBe('pending');
-    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    await reaches(tenant.key, payout.id, 'processing');
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
 
     expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
@@ -93,7 +96,7 @@ describe('live payouts on EVM from the hot wallet', () => {
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const before = await anvil.client.getTransactionCount({ address: HOT_WALLET });
     const payouts = await Promise.all(['1', '2', '3'].map((amount) => pay(tenant.key, freshDestination(), amount)));
-    for (const p of payouts) await expect.poll(async () => (await statusOf(tenant.key, p.id)).status, { timeout: 20_000 }).toBe('processing');
+    for (const p of payouts) await reaches(tenant.key, p.id, 'processing');
     const nonces = await t.db.query<{ nonce: string }>('SELECT nonce::text AS nonce FROM evm_payout_txs WHERE payout_id = ANY($1::uuid[]) ORDER BY nonce', [
       payouts.map((p) => p.id),
     ]);
@@ -111,7 +114,7 @@ describe('live payouts on EVM from the hot wallet', () => {
     const before = await available(tenant.organizationId);
 
     const payout = await pay(tenant.key, freshDestination(), '5');
-    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('failed');
+    await reaches(tenant.key, payout.id, 'failed');
     expect(await available(tenant.organizationId)).toBe(before);
     expect((await eventsInOrder(t, tenant.key, payout.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.failed']);
     expect((await verifyLedger(t.db)).ok).toBe(true);
@@ -128,7 +131,7 @@ describe('a live payout whose broadcast the node refuses', () => {
     const ether = await anvil.client.getBalance({ address: HOT_WALLET });
     await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
     const refused = await pay(tenant.key, freshDestination(), '5');
-    await expect.poll(async () => (await statusOf(tenant.key, refused.id)).status, { timeout: 20_000 }).toBe('failed');
+    await reaches(tenant.key, refused.id, 'failed');
     const reason = (await statusOf(tenant.key, refused.id)).failure_reason!;
     expect(reason).toMatch(/insufficient funds/i);
     // The node's words, never its URL (providers put API keys in it) nor the request body.
@@ -146,7 +149,7 @@ describe('a live payout whose broadcast the node refuses', () => {
 
     await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
     const next = await pay(tenant.key, freshDestination(), '5');
-    await expect.poll(async () => (await statusOf(tenant.key, next.id)).status, { timeout: 20_000 }).toBe('processing');
+    await reaches(tenant.key, next.id, 'processing');
     const mined = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, next.id)).tx_hash as Hex });
     expect(mined.nonce).toBe(nonceBefore);
     expect((await verifyLedger(t.db)).ok).toBe(true);
@@ -159,7 +162,7 @@ describe('a live payout whose database write fails after its broadcast', () => {
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const destination = freshDestination();
     const payout = await pay(tenant.key, destination, '4');
-    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    await reaches(tenant.key, payout.id, 'processing');
     const { tx_hash: txHash } = await statusOf(tenant.key, payout.id);
     const request = { payoutId: payout.id, organizationId: tenant.organizationId, asset: 'USDC', network: 'ethereum', destination, amount: '4', feeCap: '0.01' };
     const sender = (db: Database) => new EvmPayouts(db, t.ctx.catalog, new Map([['ethereum', anvil.url]]), localSigner(HOT_WALLET_KEY), 0);
@@ -202,7 +205,7 @@ describe('a live payout stuck unmined', () => {
     const destination = freshDestination();
     await anvil.client.setAutomine(false);
     const payout = await pay(tenant.key, destination, '10');
-    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    await reaches(tenant.key, payout.id, 'processing');
     const original = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, payout.id)).tx_hash as Hex });
     const [sent] = await t.db.query<{ fee_cap_wei: string }>('SELECT fee_cap_wei::text AS fee_cap_wei FROM evm_payout_txs WHERE payout_id = $1', [payout.id]);
     const cap = BigInt(sent!.fee_cap_wei);
@@ -284,7 +287,7 @@ describe('a live payout stuck unmined', () => {
     const { tenant, payout: first } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
     // Priced for the fees now, but its nonce comes after the stuck one's.
     const second = await pay(tenant.key, freshDestination(), '5');
-    await expect.poll(async () => (await statusOf(tenant.key, second.id)).status, { timeout: 20_000 }).toBe('processing');
+    await reaches(tenant.key, second.id, 'processing');
     const queuedHash = (await statusOf(tenant.key, second.id)).tx_hash;
 
     await t.ctx.payouts.trackLive(quiet);
@@ -304,7 +307,7 @@ describe('a live payout stuck unmined', () => {
     const before = await available(tenant.organizationId);
     await anvil.client.setAutomine(false);
     const payout = await pay(tenant.key, freshDestination(), '10');
-    await expect.poll(async () => (await statusOf(tenant.key, payout.id)).status, { timeout: 20_000 }).toBe('processing');
+    await reaches(tenant.key, payout.id, 'processing');
     // The hot wallet's token balance (OpenZeppelin's _balances, slot 0) is emptied before the transfer is mined: it reverts.
     const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [HOT_WALLET, 0n]));
     await anvil.client.setStorageAt({ address: ethereum.usdc, index: slot, value: `0x${'0'.repeat(64)}` });
