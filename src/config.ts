@@ -67,6 +67,8 @@ export interface Config {
   webhookPollSeconds: number;
   /** The live path on EVM networks (docs/live-evm.md). */
   evm: EvmConfig;
+  /** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
+  livePayouts: { leaseSeconds: number; recheckSeconds: number };
 }
 
 export interface EvmConfig {
@@ -82,6 +84,10 @@ export interface EvmConfig {
   reorgWindow: number;
   /** Seconds a live payout's transaction may stay unmined before it is sent again with a higher fee (within the quote's). */
   rebroadcastSeconds: number;
+  /** Seconds a released nonce of the hot wallet may wait for a payout before a filler transaction is sent at it. */
+  gapFillSeconds: number;
+  /** The longest one JSON-RPC call (or remote signer call) of a live payout may take, in milliseconds. */
+  rpcTimeoutMs: number;
   /** The hot wallet that signs live payouts: a key (given, or in a file), or a remote signer; null: no live payouts. */
   signer: EvmSignerConfig | null;
 }
@@ -189,6 +195,8 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
     batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
     reorgWindow: positiveInteger('CONNECT_EVM_REORG_WINDOW', env.CONNECT_EVM_REORG_WINDOW, 512),
     rebroadcastSeconds: positiveInteger('CONNECT_EVM_REBROADCAST_SECONDS', env.CONNECT_EVM_REBROADCAST_SECONDS, 120),
+    gapFillSeconds: positiveInteger('CONNECT_EVM_GAP_FILL_SECONDS', env.CONNECT_EVM_GAP_FILL_SECONDS, 60),
+    rpcTimeoutMs: positiveInteger('CONNECT_EVM_RPC_TIMEOUT_MS', env.CONNECT_EVM_RPC_TIMEOUT_MS, 10_000),
     signer: evmSigner(env),
   };
 }
@@ -257,5 +265,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency: positiveInteger('CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY', env.CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY, 16),
     webhookPollSeconds: positiveInteger('CONNECT_WEBHOOK_POLL_SECONDS', env.CONNECT_WEBHOOK_POLL_SECONDS, 5),
     evm: evmConfig(env),
+    livePayouts: {
+      leaseSeconds: positiveInteger('CONNECT_PAYOUT_LEASE_SECONDS', env.CONNECT_PAYOUT_LEASE_SECONDS, 120),
+      recheckSeconds: integer('CONNECT_PAYOUT_RECHECK_SECONDS', env.CONNECT_PAYOUT_RECHECK_SECONDS, 5),
+    },
   };
 }

@@ -17,6 +17,7 @@ import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
 import type { KeyMode } from './domain/api-keys.js';
 import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
+import type { PayoutBoundary } from './providers/custody/custody-provider.js';
 import { EvmPayouts } from './providers/custody/evm-payouts.js';
 import { liveEvmCustody } from './providers/custody/live-evm-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
@@ -53,6 +54,8 @@ export interface ContextOptions {
   /** The business clock (docs/architecture.md). */
   clock?: Clock;
   custodyFor?: (mode: KeyMode) => CustodyProvider;
+  /** Called at each step boundary of a live payout; tests stop a payout dead there, as a killed process stops. */
+  atPayoutBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
   prices?: PriceSource;
   /** Name resolution for webhook destinations (the live-mode address rules are checked on its answers). */
   resolve?: Resolve;
@@ -80,7 +83,14 @@ export async function createContext(config: Config, database: Database, options:
   const clock = options.clock ?? systemClock;
   const fullCatalog = Catalog.load(config.catalogFile);
   const liveEvm = liveEvmFrom(config.evm, fullCatalog);
-  const evmPayouts = liveEvm?.signer ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer, config.evm.rebroadcastSeconds) : null;
+  const evmPayouts = liveEvm?.signer
+    ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer, {
+        rebroadcastAfterSeconds: config.evm.rebroadcastSeconds,
+        gapFillAfterSeconds: config.evm.gapFillSeconds,
+        rpcTimeoutMs: config.evm.rpcTimeoutMs,
+        atBoundary: options.atPayoutBoundary,
+      })
+    : null;
   const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts);
   const custody = options.custodyFor ?? (liveEvmProvider ? (mode: KeyMode) => (mode === 'live' ? liveEvmProvider : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
@@ -111,7 +121,11 @@ export async function createContext(config: Config, database: Database, options:
     transactions: new Transactions(),
     events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
-    payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds),
+    payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, {
+      ...config.livePayouts,
+      sweepLimit: 100,
+      atBoundary: options.atPayoutBoundary,
+    }),
     webhooks: new Webhooks(db, events, resolve),
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),

@@ -6,9 +6,9 @@ import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { Decimal } from '../src/domain/money.js';
 import { localSigner } from '../src/providers/chains/evm-signer.js';
 import { EvmPayouts } from '../src/providers/custody/evm-payouts.js';
-import { ProviderRetryLater } from '../src/providers/custody/custody-provider.js';
-import type { Database } from '../src/store/database.js';
-import { recordReplacement } from '../src/store/evm-payouts.js';
+import type { PayoutRequest } from '../src/providers/custody/custody-provider.js';
+import { recordSigned } from '../src/store/evm-payouts.js';
+import type { Lease } from '../src/store/payout-leases.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp, Tenant } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
@@ -68,6 +68,27 @@ const available = async (organizationId: string) => {
   );
   return new Decimal(row!.balance).toFixed();
 };
+const lastError = async (payoutId: string) =>
+  (await t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
+/** The payout's lease, taken as a sweep would: what a direct call of the provider needs to record anything. */
+const leaseOf = async (payoutId: string): Promise<Lease> => {
+  const token = randomUUID();
+  await t.db.query('UPDATE payouts SET lease_token = $2 WHERE id = $1', [payoutId, token]);
+  return { payoutId, token, until: new Date(Date.now() + 60_000) };
+};
+const requestFor = (payoutId: string, asset: string, destination: string, amount: string): PayoutRequest => ({
+  payoutId,
+  organizationId: randomUUID(),
+  asset,
+  network: 'ethereum',
+  destination,
+  amount,
+  feeCap: null,
+  cancelRequested: false,
+  lease: { payoutId, token: randomUUID(), until: new Date(Date.now() + 60_000) },
+});
+const sender = (url: string, rebroadcastAfterSeconds: number) =>
+  new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', url]]), localSigner(HOT_WALLET_KEY), { rebroadcastAfterSeconds, gapFillAfterSeconds: 60, rpcTimeoutMs: 5_000 });
 const freshDestination = () => `0x${randomUUID().replaceAll('-', '')}${'0'.repeat(8)}`;
 
 describe('live payouts on EVM from the hot wallet', () => {
@@ -80,9 +101,9 @@ describe('live payouts on EVM from the hot wallet', () => {
     await reaches(tenant.key, payout.id, 'processing');
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
 
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(0);
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
     const done = await statusOf(tenant.key, payout.id);
     expect(done.status).toBe('completed');
     const receipt = await anvil.client.getTransactionReceipt({ hash: done.tx_hash as `0x${string}` });
@@ -122,7 +143,7 @@ describe('live payouts on EVM from the hot wallet', () => {
 });
 
 describe('a live payout whose broadcast the node refuses', () => {
-  it('fails with its funds released and a reason that never names the RPC URL; its nonce goes to the next payout (none skipped)', async () => {
+  it('is never failed while its signed transaction could still be mined: a cancellation at its nonce is mined first, then it fails with its funds released', async () => {
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const nonceBefore = await anvil.client.getTransactionCount({ address: HOT_WALLET });
@@ -131,49 +152,37 @@ describe('a live payout whose broadcast the node refuses', () => {
     const ether = await anvil.client.getBalance({ address: HOT_WALLET });
     await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
     const refused = await pay(tenant.key, freshDestination(), '5');
-    await reaches(tenant.key, refused.id, 'failed');
-    const reason = (await statusOf(tenant.key, refused.id)).failure_reason!;
-    expect(reason).toMatch(/insufficient funds/i);
+    await expect.poll(async () => (await lastError(refused.id)) ?? '', { timeout: 20_000 }).toMatch(/insufficient funds/i);
+    const reason = (await lastError(refused.id))!;
     // The node's words, never its URL (providers put API keys in it) nor the request body.
     expect(reason).not.toContain(anvil.url.replace('http://', ''));
     expect(reason).not.toMatch(/URL|Request body/);
+    // Refused, but signed: still pending, its funds still reserved, its nonce still its own.
+    expect((await statusOf(tenant.key, refused.id)).status).toBe('pending');
+    expect(await available(tenant.organizationId)).not.toBe(before);
+    const [slot] = await t.db.query<{ status: string; payout_id: string | null; current_purpose: string }>(
+      "SELECT status, payout_id, current_purpose FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1",
+      [nonceBefore],
+    );
+    expect(slot).toEqual({ status: 'signed', payout_id: refused.id, current_purpose: 'cancel' });
+
+    // The wallet can pay for gas again: the cancellation goes out and is mined; at its confirmations the payout fails.
+    await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
+    await t.ctx.payouts.sweepLive(quiet);
+    expect((await statusOf(tenant.key, refused.id)).status).toBe('pending');
+    await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.payouts.sweepLive(quiet);
+    const failed = await statusOf(tenant.key, refused.id);
+    expect(failed).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/^Cancelled: 0x[0-9a-f]{64} was mined at the payout's nonce/) });
     expect(await available(tenant.organizationId)).toBe(before);
     expect((await eventsInOrder(t, tenant.key, refused.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.failed']);
 
-    // It was signed and sent (not refused at the estimate): its nonce was taken, then given back.
-    const [slot] = await t.db.query<{ status: string; payout_id: string | null }>(
-      "SELECT status, payout_id FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1",
-      [nonceBefore],
-    );
-    expect(slot).toEqual({ status: 'released', payout_id: null });
-
-    await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
+    // The cancellation used the nonce: the next payout takes the one after it, none skipped.
     const next = await pay(tenant.key, freshDestination(), '5');
     await reaches(tenant.key, next.id, 'processing');
     const mined = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, next.id)).tx_hash as Hex });
-    expect(mined.nonce).toBe(nonceBefore);
+    expect(mined.nonce).toBe(nonceBefore + 1);
     expect((await verifyLedger(t.db)).ok).toBe(true);
-  });
-});
-
-describe('a live payout whose database write fails after its broadcast', () => {
-  it('is to be sent again (never failed: its transaction is out), and the resend records it without paying twice', async () => {
-    const tenant = await fundedTenant('30');
-    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
-    const destination = freshDestination();
-    const payout = await pay(tenant.key, destination, '4');
-    await reaches(tenant.key, payout.id, 'processing');
-    const { tx_hash: txHash } = await statusOf(tenant.key, payout.id);
-    const request = { payoutId: payout.id, organizationId: tenant.organizationId, asset: 'USDC', network: 'ethereum', destination, amount: '4', feeCap: '0.01' };
-    const sender = (db: Database) => new EvmPayouts(db, t.ctx.catalog, new Map([['ethereum', anvil.url]]), localSigner(HOT_WALLET_KEY), 0);
-
-    const losingTheRecord: Database = {
-      ...t.db,
-      query: (text, params) => (text.includes("status = 'broadcast'") ? Promise.reject(new Error('connection lost')) : t.db.query(text, params)),
-    };
-    await expect(sender(losingTheRecord).send(request)).rejects.toThrow(ProviderRetryLater);
-    await expect(sender(t.db).send(request)).resolves.toEqual({ txHash });
-    expect(await tokenBalance(destination)).toBe(parseUnits('4', 6));
   });
 });
 
@@ -181,10 +190,10 @@ describe('a live payout and the chain behind the RPC URL', () => {
   it('an RPC URL serving another chain than the catalog names signs nothing and takes no nonce', async () => {
     const elsewhere = await startAnvil({ chainId: 8453 });
     try {
-      const payouts = new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', elsewhere.url]]), localSigner(HOT_WALLET_KEY), 0);
+      const payouts = sender(elsewhere.url, 0);
       const payoutId = randomUUID();
-      const request = { payoutId, organizationId: randomUUID(), asset: 'ETH', network: 'ethereum', destination: freshDestination(), amount: '0.01', feeCap: '0.01' };
-      await expect(payouts.send(request)).rejects.toThrow('the RPC URL of ethereum serves chain 8453, not 31337');
+      const request = { ...requestFor(payoutId, 'ETH', freshDestination(), '0.01'), feeCap: '0.01' };
+      expect(await payouts.advance(request)).toEqual({ kind: 'unknown', reason: 'the RPC URL of ethereum serves chain 8453, not 31337' });
       expect(await t.db.query('SELECT 1 FROM evm_payout_txs WHERE payout_id = $1', [payoutId])).toEqual([]);
     } finally {
       await elsewhere.close();
@@ -199,7 +208,7 @@ describe('a live payout stuck unmined', () => {
    */
   async function stuckPayout(baseFeePerGas: (stuck: Transaction, cap: bigint) => bigint) {
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.trackLive(quiet);
+    await t.ctx.payouts.sweepLive(quiet);
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const destination = freshDestination();
@@ -223,7 +232,11 @@ describe('a live payout stuck unmined', () => {
   });
 
   const currentTx = async (payoutId: string) => {
-    const [row] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>('SELECT tx_hash, replaced_tx_hashes FROM evm_payout_txs WHERE payout_id = $1', [payoutId]);
+    const [row] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>(
+      `SELECT n.tx_hash, coalesce(array_agg(s.tx_hash ORDER BY s.created_at, s.tx_hash) FILTER (WHERE s.tx_hash <> n.tx_hash), '{}') AS replaced_tx_hashes
+       FROM evm_payout_txs n JOIN evm_signed_txs s ON s.nonce_id = n.id WHERE n.payout_id = $1 GROUP BY n.tx_hash`,
+      [payoutId],
+    );
     return row!;
   };
 
@@ -236,22 +249,23 @@ describe('a live payout stuck unmined', () => {
   it('is rebroadcast with the same nonce and a higher fee within the quoted cap, and completes under the new hash', async () => {
     const { tenant, destination, payout, original, cap } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
     // Before CONNECT_EVM_REBROADCAST_SECONDS have passed it is left as it is.
-    const patient = new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', anvil.url]]), localSigner(HOT_WALLET_KEY), 3600);
-    expect(await patient.progress({ id: payout.id, network: 'ethereum', asset: 'USDC', txHash: original.hash })).toEqual({ state: 'pending', txHash: original.hash });
+    const patient = sender(anvil.url, 3600);
+    expect(await patient.advance(requestFor(payout.id, 'USDC', destination, '10'))).toEqual({ kind: 'sent', txHash: original.hash });
     expect(await currentTx(payout.id)).toEqual({ tx_hash: original.hash, replaced_tx_hashes: [] });
 
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(0);
     const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     expect(replacedHash).not.toBe(original.hash);
     const replacement = await anvil.client.getTransaction({ hash: replacedHash });
     expect(replacement.nonce).toBe(original.nonce);
     expect(replacement.maxFeePerGas! >= (original.maxFeePerGas! * 9n) / 8n).toBe(true);
     expect(replacement.gas * replacement.maxFeePerGas! <= cap).toBe(true);
-    // Another instance's sweep that read the stuck transaction before cannot replace it a second time.
-    expect(await recordReplacement(t.db, payout.id, original.hash, { raw: '0x00', txHash: '0x01' })).toBe(false);
+    // Another instance's sweep that read the stuck transaction before cannot replace it a second time, lease or not.
+    const lease = await leaseOf(payout.id);
+    expect(await recordSigned(t.db, lease, original.hash, { raw: '0x00', txHash: '0x01', purpose: 'payout' })).toBeNull();
 
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'completed', tx_hash: replacedHash });
     await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
@@ -265,7 +279,7 @@ describe('a live payout stuck unmined', () => {
   it('mined under the hash it was replaced from, it completes under that hash', async () => {
     const { tenant, destination, payout, original } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
     const [{ raw: originalRaw }] = (await t.db.query<{ raw: Hex }>('SELECT raw FROM evm_payout_txs WHERE payout_id = $1', [payout.id])) as [{ raw: Hex }];
-    await t.ctx.payouts.trackLive(quiet);
+    await t.ctx.payouts.sweepLive(quiet);
     const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     expect(replacedHash).not.toBe(original.hash);
 
@@ -277,7 +291,7 @@ describe('a live payout stuck unmined', () => {
     await anvil.mine(TEST_CONFIRMATIONS);
     expect((await anvil.client.getTransactionReceipt({ hash: original.hash })).status).toBe('success');
 
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: original.hash });
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
     expect((await eventsInOrder(t, tenant.key, payout.id)).at(-1)!.data).toMatchObject({ tx_hash: original.hash });
@@ -290,18 +304,18 @@ describe('a live payout stuck unmined', () => {
     await reaches(tenant.key, second.id, 'processing');
     const queuedHash = (await statusOf(tenant.key, second.id)).tx_hash;
 
-    await t.ctx.payouts.trackLive(quiet);
+    await t.ctx.payouts.sweepLive(quiet);
     expect((await currentTx(first.id)).replaced_tx_hashes).toHaveLength(1);
     expect(await currentTx(second.id)).toEqual({ tx_hash: queuedHash, replaced_tx_hashes: [] });
 
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(2);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(2);
     expect(await statusOf(tenant.key, second.id)).toMatchObject({ status: 'completed', tx_hash: queuedHash });
   });
 
   it('a reverted payout is failed only once its block has the confirmations (a reorganization could undo the revert)', async () => {
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.trackLive(quiet);
+    await t.ctx.payouts.sweepLive(quiet);
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const before = await available(tenant.organizationId);
@@ -315,10 +329,10 @@ describe('a live payout stuck unmined', () => {
     const hash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     expect((await anvil.client.getTransactionReceipt({ hash })).status).toBe('reverted');
 
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(0);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(0);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     await anvil.mine(TEST_CONFIRMATIONS - 1);
-    expect(await t.ctx.payouts.trackLive(quiet)).toBe(1);
+    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'failed', failure_reason: `The transaction ${hash} reverted on chain.` });
     expect(await available(tenant.organizationId)).toBe(before);
     expect((await verifyLedger(t.db)).ok).toBe(true);
@@ -329,12 +343,11 @@ describe('a live payout stuck unmined', () => {
     const { tenant, payout, original } = await stuckPayout((stuck, cap) => (cap / stuck.gas) * 10n);
     const log = recordingLog();
 
-    await t.ctx.payouts.trackLive(log);
-    expect(log.errors).toEqual([expect.objectContaining({ payoutId: payout.id, network: 'ethereum' })]);
+    await t.ctx.payouts.sweepLive(log);
+    expect(log.warnings).toEqual([expect.objectContaining({ payoutId: payout.id, network: 'ethereum', reason: expect.stringContaining('The node refused the replacement') })]);
+    expect(await lastError(payout.id)).toContain('The node refused the replacement');
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: original.hash });
-    const [sent] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>('SELECT tx_hash, replaced_tx_hashes FROM evm_payout_txs WHERE payout_id = $1', [
-      payout.id,
-    ]);
+    const sent = await currentTx(payout.id);
     // The refused replacement's hash is still looked up: a refusal may answer a retry of a request the node took.
     expect(sent!.tx_hash).toBe(original.hash);
     expect(sent!.replaced_tx_hashes).toHaveLength(1);
@@ -345,7 +358,7 @@ describe('a live payout stuck unmined', () => {
     // The market asks a little more than the cap: the replacement goes out at the cap.
     const { tenant, destination, payout, original, cap } = await stuckPayout((stuck, cap) => ((cap / stuck.gas) * 9n) / 10n);
     const log = recordingLog();
-    await t.ctx.payouts.trackLive(log);
+    await t.ctx.payouts.sweepLive(log);
     const atCapHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     const atCap = await anvil.client.getTransaction({ hash: atCapHash });
     expect(atCap.nonce).toBe(original.nonce);
@@ -355,7 +368,7 @@ describe('a live payout stuck unmined', () => {
     // Fees rise further: the transaction at the cap stays unmined, and is not replaced again.
     await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: (cap / original.gas) * 10n });
     await anvil.mine(1);
-    await t.ctx.payouts.trackLive(log);
+    await t.ctx.payouts.sweepLive(log);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: atCapHash });
     expect(log.warnings).toEqual([{ payoutId: payout.id, network: 'ethereum', txHash: atCapHash }]);
     // What an operator alerts on: an open live payout, and how long the oldest has been open.
@@ -366,11 +379,11 @@ describe('a live payout stuck unmined', () => {
     // Empty blocks lower the base fee by 1/8 each: 20 bring it from ten times the cap below it. Anvil dropped the
     // transaction meanwhile, as nodes do with one that cannot pay the base fee: the next sweep sends it again.
     await anvil.mine(20);
-    await t.ctx.payouts.trackLive(log);
+    await t.ctx.payouts.sweepLive(log);
     expect(await anvil.client.getTransaction({ hash: atCapHash })).toMatchObject({ blockNumber: null });
     await anvil.client.setAutomine(true);
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.trackLive(log)).toBe(1);
+    expect(await t.ctx.payouts.sweepLive(log)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: atCapHash });
     expect(await t.ctx.metrics.scrape()).not.toContain('connect_live_payouts_open{');
     const receipt = await anvil.client.getTransactionReceipt({ hash: atCapHash });

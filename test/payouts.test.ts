@@ -36,15 +36,17 @@ let hangNextSend = false;
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
   payoutsEnabled: true,
-  async sendPayout(request) {
+  async advancePayout(request) {
     sent.push(request.payoutId);
     if (hangNextSend) {
       hangNextSend = false;
       return new Promise(() => {});
     }
-    return { txHash: `0xlive${request.payoutId.replaceAll('-', '')}` };
+    return { kind: 'sent', txHash: `0xlive${request.payoutId.replaceAll('-', '')}` };
   },
 };
+
+const quiet = { warn: () => undefined, error: () => undefined };
 
 let t: TestApp;
 let clock: ManualClock;
@@ -348,14 +350,15 @@ describe('live payouts', () => {
     expect(json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`)).tx_hash).toBe(`0xlive${p.id.replaceAll('-', '')}`);
   });
 
-  it('a live payout whose custody call never answered is sent again by the resume sweep after a grace period', async () => {
+  it('a live payout whose custody call never answered is taken over by a sweep only once its lease has lapsed', async () => {
     const { key } = await liveFunded('100');
     hangNextSend = true;
     const p = await payout(key, (await quote(key, { amount: '10' })).quote_id);
     await expect.poll(() => sent.includes(p.id)).toBe(true);
-    expect(await t.ctx.payouts.resumeLive()).toBe(0);
-    clock.advance(60_000);
-    expect(await t.ctx.payouts.resumeLive()).toBeGreaterThanOrEqual(1);
+    await t.ctx.payouts.sweepLive(quiet, ['solana']);
+    expect(sent.filter((id) => id === p.id)).toHaveLength(1);
+    clock.advance(t.ctx.config.livePayouts.leaseSeconds * 1000);
+    await t.ctx.payouts.sweepLive(quiet, ['solana']);
     expect(sent.filter((id) => id === p.id)).toHaveLength(2);
     expect(json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`))).toMatchObject({ status: 'processing', tx_hash: `0xlive${p.id.replaceAll('-', '')}` });
   });

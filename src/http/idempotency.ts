@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Database, Sql } from '../store/database.js';
@@ -54,7 +54,7 @@ export interface OperationResult {
    * the background: a retry with the same key meanwhile is answered from the stored response, so it never
    * runs twice; its own outcome is recorded by the work itself.
    */
-  afterCommit?: (() => Promise<void>) | null;
+  afterCommit?: ((log: FastifyBaseLogger) => Promise<void>) | null;
 }
 
 /**
@@ -147,7 +147,7 @@ export class Idempotency {
         return { replayed: false, status: result.status, body };
       });
       const work = afterCommit as OperationResult['afterCommit'];
-      if (work) void work().catch((err: unknown) => reply.log.error({ err }, 'work after commit failed; a worker resumes it'));
+      if (work) void work(reply.log).catch((err: unknown) => reply.log.error({ err }, 'work after commit failed; a worker resumes it'));
       return outcome;
     } catch (error) {
       if (error instanceof StorableFailure) return this.storeFailure(scope, hash, error.failure);

@@ -89,18 +89,20 @@ export interface PayoutRow extends PayoutTerms {
   failed_at: Date | null;
 }
 
-const PAYOUT_COLUMNS = `id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network,
+export const PAYOUT_COLUMNS = `id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network,
   amount::text AS amount, fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds,
   estimated_delivery_at, transaction_id, tx_hash, failure_reason, completed_at, failed_at, created_at`;
 
+/** A new payout, pending; a live one leased to the process creating it (`lease`), a sandbox one with none. */
 export async function insertPayout(
   tx: Sql,
+  lease: { token: string; until: Date } | null,
   payout: Omit<PayoutRow, 'status' | 'tx_hash' | 'failure_reason' | 'completed_at' | 'failed_at'>,
 ): Promise<PayoutRow> {
   const [row] = await tx.query<PayoutRow>(
     `INSERT INTO payouts (id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network, amount,
-       fee, user_sends, fee_total_usd, estimated_seconds, estimated_delivery_at, transaction_id, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17) RETURNING ${PAYOUT_COLUMNS}`,
+       fee, user_sends, fee_total_usd, estimated_seconds, estimated_delivery_at, transaction_id, created_at, updated_at, lease_token, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19) RETURNING ${PAYOUT_COLUMNS}`,
     [
       payout.id,
       payout.organization_id,
@@ -119,6 +121,8 @@ export async function insertPayout(
       payout.estimated_delivery_at,
       payout.transaction_id,
       payout.created_at,
+      lease?.token ?? null,
+      lease?.until ?? null,
     ],
   );
   return row!;
@@ -196,21 +200,5 @@ export function openLivePayouts(sql: Sql): Promise<OpenLivePayouts[]> {
   return sql.query<OpenLivePayouts>(
     `SELECT network, status, count(*)::int AS count, greatest(0, extract(epoch FROM now() - min(created_at)))::float8 AS oldest_seconds
      FROM payouts WHERE mode = 'live' AND status IN ('pending', 'processing') GROUP BY network, status`,
-  );
-}
-
-/** Live payouts broadcast and not yet settled, oldest first; every tenant's. */
-export function processingLivePayouts(sql: Sql, limit: number): Promise<PayoutRow[]> {
-  return sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE mode = 'live' AND status = 'processing' ORDER BY created_at LIMIT $1`, [limit]);
-}
-
-/**
- * Live payouts still pending `graceSeconds` after creation: their reservation committed but the custody call
- * never recorded an outcome (a crash in between, or a lost answer). Every tenant's; the sweep sends them again.
- */
-export function stalePendingLivePayouts(sql: Sql, before: Date, limit: number): Promise<PayoutRow[]> {
-  return sql.query<PayoutRow>(
-    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE mode = 'live' AND status = 'pending' AND created_at <= $1 ORDER BY created_at LIMIT $2`,
-    [before, limit],
   );
 }

@@ -19,12 +19,14 @@ import {
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
-import { ProviderRetryLater, type CustodyProvider, type PayoutProgress } from '../providers/custody/index.js';
+import type { CustodyProvider, PayoutOutcome } from '../providers/custody/index.js';
+import type { PayoutBoundary } from '../providers/custody/custody-provider.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database, Sql } from '../store/database.js';
 import type { AnswerClaim } from '../store/idempotency.js';
 import { availableBalances, releaseFunds, reserveFunds, settleFunds, type Owner } from '../store/ledger.js';
 import type { Page, PageRequest } from '../store/pagination.js';
+import { claimDueLivePayouts, endAttempt, lockLeased, newLease, type LeasedPayout } from '../store/payout-leases.js';
 import * as store from '../store/payouts.js';
 import type { PayoutRow, QuoteRow } from '../store/payouts.js';
 import { ensureProfile, findProfileId, profileFilter } from '../store/profiles.js';
@@ -56,11 +58,22 @@ export interface QuoteView {
   insufficientFunds: { needed: Decimal; networkWithLowestTopUpFee: string } | null;
 }
 
-/** How long a live payout may stay pending, waiting for its first custody call, before a sweep sends it again. */
-const LIVE_RESUME_GRACE_SECONDS = 60;
-
 /** What to do once the payout's transaction has committed (a live payout goes to the custody provider). */
-export type AfterCommit = (() => Promise<void>) | null;
+export type AfterCommit = ((log: SweepLog) => Promise<void>) | null;
+
+/** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
+export interface LivePayoutEngine {
+  /** How long an attempt may hold a payout before another process may take it over. */
+  leaseSeconds: number;
+  /** Seconds after an attempt before the payout is looked at again. */
+  recheckSeconds: number;
+  /** Attempts one sweep of one network makes at most. */
+  sweepLimit: number;
+  /** Called at each step boundary of the use case; tests make it never return, as a killed process never goes on. */
+  atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
+}
+
+export const DEFAULT_LIVE_PAYOUT_ENGINE: LivePayoutEngine = { leaseSeconds: 120, recheckSeconds: 5, sweepLimit: 100 };
 
 /** Where a sweep reports what the operator should know. */
 export interface SweepLog {
@@ -82,6 +95,7 @@ export class Payouts {
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
     private readonly clock: Clock,
     private readonly priceMaxAgeSeconds: number,
+    private readonly engine: LivePayoutEngine = DEFAULT_LIVE_PAYOUT_ENGINE,
   ) {}
 
   // Quotes ------------------------------------------------------------------------------------------------
@@ -239,7 +253,9 @@ export class Payouts {
     if (short) throw insufficientFunds(short, quote.asset, quote.network);
 
     const deliverySeconds = sandbox ? Math.max(MIN_SANDBOX_DELIVERY_SECONDS, quote.estimated_seconds) : quote.estimated_seconds;
-    const payout = await store.insertPayout(tx, {
+    // A live payout is born leased to this process: its first attempt runs after the commit, and a sweep takes over only once the lease lapses.
+    const lease = sandbox ? null : newLease(id, now, this.engine.leaseSeconds);
+    const payout = await store.insertPayout(tx, lease, {
       id,
       organization_id: tenant.organizationId,
       mode: tenant.mode,
@@ -259,39 +275,75 @@ export class Payouts {
       created_at: now,
     });
     await this.recordPayoutEvent(tx, tenant, 'payout.created', payout, now);
-    return { payout, afterCommit: sandbox ? null : () => this.submit(tenant, payout.id) };
+    if (!lease) return { payout, afterCommit: null };
+    return {
+      payout,
+      afterCommit: async (log) => {
+        await this.at('reserved', payout.id);
+        await this.attempt({ payout: { ...payout, cancel_requested_at: null, attempts: 0 }, lease }, log);
+      },
+    };
+  }
+
+  private at(boundary: PayoutBoundary, payoutId: string): Promise<void> {
+    return this.engine.atBoundary?.(boundary, payoutId) ?? Promise.resolve();
   }
 
   /**
-   * A live payout after its reservation has committed: the custody provider is asked to send it (idempotent
-   * on the payout id), then the outcome is recorded in a transaction of its own.
+   * One attempt at a live payout under its lease: the custody provider takes the next step and answers one of its
+   * closed outcomes, which is written in one transaction under the same lease (a lost lease writes nothing).
+   * Funds are released only on `not_sent`, the provider's proof that nothing was or can still be sent. Answers
+   * whether the payout was settled (completed or failed).
    */
-  async submit(tenant: Tenant, payoutId: string): Promise<void> {
-    const payout = await store.findPayout(this.db, tenant, payoutId);
-    if (!payout || payout.status !== 'pending') return;
-    let outcome: { status: 'processing'; txHash: string } | { status: 'failed'; reason: string };
-    try {
-      const sent = await this.custodyFor(tenant.mode).sendPayout({
+  private async attempt({ payout, lease }: LeasedPayout, log: SweepLog): Promise<boolean> {
+    const outcome = await this.custodyFor('live')
+      .advancePayout({
         payoutId: payout.id,
-        organizationId: tenant.organizationId,
+        organizationId: payout.organization_id,
         asset: payout.asset,
         network: payout.network,
         destination: payout.destination,
         amount: payout.amount,
-        feeCap: await this.feeCap(payout),
-      });
-      outcome = { status: 'processing', txHash: sent.txHash };
-    } catch (error) {
-      // Unknown outcome: still pending, the resume sweep sends it again (the provider knows it by its id).
-      if (error instanceof ProviderRetryLater) return;
-      outcome = { status: 'failed', reason: error instanceof Error ? error.message : String(error) };
-    }
-    await this.db.transaction(async (tx) => {
-      const locked = await store.findPayout(tx, tenant, payoutId, true);
-      if (!locked || locked.status !== 'pending') return;
-      if (outcome.status === 'failed') await this.fail(tx, tenant, locked, outcome.reason);
-      else await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: outcome.txHash }, this.clock.now());
+        feeCap: await this.feeCap(payout).catch(() => null),
+        cancelRequested: payout.cancel_requested_at !== null,
+        lease,
+      })
+      .catch((error: unknown): PayoutOutcome => ({ kind: 'unknown', reason: error instanceof Error ? error.message : String(error) }));
+    await this.at('outcome', payout.id);
+    this.report(payout, outcome, log);
+    const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
+    return this.db.transaction(async (tx) => {
+      if (!(await lockLeased(tx, lease))) return false;
+      const locked = (await store.findPayout(tx, tenant, payout.id))!;
+      const now = this.clock.now();
+      switch (outcome.kind) {
+        case 'confirmed':
+          await this.complete(tx, tenant, locked, outcome.txHash);
+          return true;
+        case 'not_sent':
+          await this.fail(tx, tenant, locked, outcome.reason);
+          return true;
+        case 'sent':
+          if (locked.status === 'pending' || locked.tx_hash !== outcome.txHash) {
+            await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: outcome.txHash }, now);
+          }
+          await endAttempt(tx, lease, now, this.engine.recheckSeconds, outcome.atFeeCap ? AT_FEE_CAP : null);
+          return false;
+        case 'unknown':
+          await endAttempt(tx, lease, now, this.engine.recheckSeconds, outcome.reason);
+          return false;
+      }
     });
+  }
+
+  /** What the operator should hear of an outcome: what leaves a payout in doubt, and money that went out by other means. */
+  private report(payout: PayoutRow, outcome: PayoutOutcome, log: SweepLog): void {
+    const about = { payoutId: payout.id, network: payout.network };
+    if (outcome.kind === 'unknown') log.warn({ ...about, reason: outcome.reason }, 'live payout: still open after this attempt; tried again at the next one');
+    if (outcome.kind === 'sent' && outcome.atFeeCap) log.warn({ ...about, txHash: outcome.txHash }, AT_FEE_CAP);
+    if (outcome.kind === 'not_sent' && outcome.proof === 'nonce_used_elsewhere') {
+      log.error({ ...about, reason: outcome.reason }, 'live payout: its nonce was used by a transaction it did not send; is the hot wallet used by something else?');
+    }
   }
 
   /**
@@ -306,45 +358,31 @@ export class Payouts {
   }
 
   /**
-   * One sweep of live payouts on their way: each broadcast one whose provider reports progress is completed once
-   * its transaction has the confirmations, or failed (its funds released) when it reverted; one still pending
-   * shows the hash it is now sent under (a stuck one is replaced with a higher fee). One transaction per payout,
-   * under its row lock, so instances sweep side by side. A payout whose node fails to answer (or refuses a
-   * replacement) is logged and skipped: the others are still tracked. Answers how many payouts were settled.
+   * One sweep of open live payouts: each network on its own (a dead endpoint delays only its own payouts), each
+   * taking due payouts one at a time under a lease, oldest due first; a payout worked goes to the back of the
+   * line, so every due payout is reached. Instances sweep side by side. Answers how many payouts were settled.
    */
-  async trackLive(log: SweepLog, batchSize = 100): Promise<number> {
+  async sweepLive(log: SweepLog, networks: readonly string[] = this.liveNetworks()): Promise<number> {
+    const settled = await Promise.all(networks.map((network) => this.sweepNetwork(network, log)));
+    return settled.reduce((total, n) => total + n, 0);
+  }
+
+  /** The networks live payouts can go out on. */
+  liveNetworks(): string[] {
+    const served = this.custodyFor('live').networks;
+    return served === 'all' ? [] : [...served];
+  }
+
+  private async sweepNetwork(network: string, log: SweepLog): Promise<number> {
+    // Only what was due when the sweep began: a payout worked now is due again at a later sweep, not this one.
+    const dueBy = this.clock.now();
     let settled = 0;
-    for (const payout of await store.processingLivePayouts(this.db, batchSize)) {
-      const custody = this.custodyFor('live');
-      if (!custody.payoutProgress || payout.tx_hash === null) continue;
-      let progress: PayoutProgress;
-      try {
-        progress = await custody.payoutProgress({ id: payout.id, network: payout.network, asset: payout.asset, txHash: payout.tx_hash });
-      } catch (err) {
-        log.error({ err, payoutId: payout.id, network: payout.network }, 'live payout: tracking failed; tried again at the next sweep');
-        continue;
-      }
-      if (progress.atFeeCap) {
-        log.warn(
-          { payoutId: payout.id, network: payout.network, txHash: progress.txHash },
-          'live payout: unmined, and its fee is already what the quote charged; it waits for the network fees to fall',
-        );
-      }
-      if (progress.state === 'pending' && progress.txHash === payout.tx_hash) continue;
-      const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
-      settled += await this.db.transaction(async (tx) => {
-        const locked = await store.findPayout(tx, tenant, payout.id, true);
-        if (!locked || locked.status !== 'processing') return 0;
-        const now = this.clock.now();
-        if (progress.state === 'pending') {
-          await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: progress.txHash }, now);
-          return 0;
-        }
-        if (progress.state === 'confirmed') await this.complete(tx, tenant, locked, progress.txHash);
-        else await this.fail(tx, tenant, locked, `The transaction ${progress.txHash} reverted on chain.`);
-        return 1;
-      });
+    for (let attempts = 0; attempts < this.engine.sweepLimit; attempts++) {
+      const [claimed] = await claimDueLivePayouts(this.db, network, dueBy, this.clock.now(), this.engine.leaseSeconds, 1);
+      if (!claimed) break;
+      if (await this.attempt(claimed, log)) settled++;
     }
+    await this.custodyFor('live').maintain?.(network).catch((err: unknown) => log.error({ err, network }, 'live payouts: filling nonce gaps failed; tried again at the next sweep'));
     return settled;
   }
 
@@ -444,17 +482,6 @@ export class Payouts {
     return moved;
   }
 
-  /**
-   * Sends again the live payouts whose custody call never recorded an outcome (the process stopped between
-   * commit and call, or the answer was lost). The provider treats the payout id as its idempotency key, so a
-   * payout it did send is not sent twice; the outcome is recorded as after a first call.
-   */
-  async resumeLive(graceSeconds = LIVE_RESUME_GRACE_SECONDS, batchSize = 100): Promise<number> {
-    const stale = await store.stalePendingLivePayouts(this.db, new Date(this.clock.now().getTime() - graceSeconds * 1000), batchSize);
-    for (const payout of stale) await this.submit(tenantOf({ organizationId: payout.organization_id, mode: payout.mode }), payout.id);
-    return stale.length;
-  }
-
   // Reads -------------------------------------------------------------------------------------------------
 
   async get(sql: Sql, tenant: Tenant, id: string): Promise<PayoutRow> {
@@ -469,6 +496,8 @@ export class Payouts {
     return store.listPayouts(sql, tenant, { profileId, statuses: filters.statuses }, page);
   }
 }
+
+const AT_FEE_CAP = 'live payout: unmined, and its fee is already what the quote charged; it waits for the network fees to fall';
 
 /** 409 invalid_state, carrying the payout as it is (the route shows it beside the error). */
 export class PayoutStateConflict extends DomainError {

@@ -53,8 +53,8 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), log),
     runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), log),
     runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), log),
-    runPeriodically('live payout resume', 30, () => ctx.payouts.resumeLive(), log),
-    runPeriodically('live payout tracking', config.evm.pollSeconds, () => ctx.payouts.trackLive(log), log),
+    // One sweep per network: an endpoint that is down delays only its own network's payouts.
+    ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
   ];
   const stop = async () => {

@@ -46,9 +46,10 @@ async function remoteSigningMismatch(asked: TransactionSerializable, raw: Hex, f
 /**
  * A signer in another process or machine (Web3Signer, Clef, an HSM gateway) reached by JSON-RPC
  * `eth_signTransaction`: the key never touches the API host. The transaction goes as the JSON-RPC hex fields;
- * what comes back is checked to be that transaction, signed by that address.
+ * what comes back is checked to be that transaction, signed by that address. A call taking longer than `timeoutMs`
+ * is abandoned (the payout stays open, and is signed at a later attempt).
  */
-export function remoteSigner(url: string, address: string, fetcher: typeof fetch = fetch): EvmSigner {
+export function remoteSigner(url: string, address: string, timeoutMs: number, fetcher: typeof fetch = fetch): EvmSigner {
   const from = getAddress(address);
   const hex = (value: bigint | number | undefined) => (value === undefined ? undefined : `0x${value.toString(16)}`);
   return {
@@ -69,6 +70,8 @@ export function remoteSigner(url: string, address: string, fetcher: typeof fetch
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_signTransaction', params: [params] }),
+        // A signer that never answers must not hold the payout's lease for ever.
+        signal: AbortSignal.timeout(timeoutMs),
       });
       const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
       const raw = typeof body.result === 'string' ? body.result : (body.result as { raw?: unknown } | undefined)?.raw;

@@ -12,10 +12,10 @@ export interface LiveEvm {
   signer: EvmSigner | null;
 }
 
-function signerFrom(config: EvmSignerConfig): EvmSigner {
+function signerFrom(config: EvmSignerConfig, timeoutMs: number): EvmSigner {
   if ('key' in config) return localSigner(config.key);
   if ('keyFile' in config) return signerKeyFromFile(config.keyFile);
-  return remoteSigner(config.url, config.address);
+  return remoteSigner(config.url, config.address, timeoutMs);
 }
 
 /** Checks the EVM settings against the catalog at start; null when no network is configured (live EVM is off). */
@@ -28,5 +28,5 @@ export function liveEvmFrom(config: EvmConfig, catalog: Catalog): LiveEvm | null
     if (!entry) throw new Error(`${variable} names ${network}, which is not a network of the catalog`);
     if (entry.address_format !== 'evm') throw new Error(`${variable}: ${network} is not an EVM network (its addresses are ${entry.address_format})`);
   }
-  return { xpub: EvmXpub.parse(config.xpub), rpcUrls: new Map(Object.entries(config.rpcUrls)), signer: config.signer && signerFrom(config.signer) };
+  return { xpub: EvmXpub.parse(config.xpub), rpcUrls: new Map(Object.entries(config.rpcUrls)), signer: config.signer && signerFrom(config.signer, config.rpcTimeoutMs) };
 }

@@ -1,4 +1,5 @@
 import type { KeyMode } from '../../domain/api-keys.js';
+import type { Lease } from '../../store/payout-leases.js';
 import type { AddressFormat } from '../chains/address-codecs.js';
 
 export interface DepositAddressRequest {
@@ -34,24 +35,39 @@ export interface PayoutRequest {
    * for it. Null when it cannot be known (no fresh price to convert the quoted fee).
    */
   feeCap: string | null;
+  /** The operator asked to cancel the payout: it must end `not_sent` (proven) or as what the chain says. */
+  cancelRequested: boolean;
+  /** The caller's lease on the payout: the provider records nothing for it without it. */
+  lease: Lease;
 }
 
 /**
- * Where a broadcast payout stands on chain, and under which hash: a stuck transaction may have been replaced
- * (same nonce, higher fee), so the hash to show, or the one mined, can differ from the one first broadcast.
+ * Why a payout's funds may be released: proof that it was not sent and can no longer be.
+ * - `nothing_signed`: refused before any transaction of it was signed (a nonce it held goes back);
+ * - `reverted`: its transaction was mined, failed, and has the confirmations;
+ * - `cancelled`: a cancellation (or filler) at its nonce was mined and has the confirmations;
+ * - `nonce_used_elsewhere`: its nonce was used, at the confirmations, by a transaction none of its own.
  */
-export interface PayoutProgress {
-  state: 'pending' | 'confirmed' | 'reverted';
-  txHash: string;
-  /** Pending, stuck, and its fee already at what the quote charged: it waits for the network's fees to fall. */
-  atFeeCap?: boolean;
-}
+export type NotSentProof = 'nothing_signed' | 'reverted' | 'cancelled' | 'nonce_used_elsewhere';
 
 /**
- * Thrown by `sendPayout` when the outcome is unknown (the node did not answer): the payout stays pending and is
- * sent again later, which the provider must treat as the same payout.
+ * Where a live payout stands after one attempt of the provider: a closed list. Only `not_sent` releases funds;
+ * `unknown` (a node that did not answer, a lost answer, a refusal still being made certain) leaves the payout
+ * as it is, to be looked at again.
  */
-export class ProviderRetryLater extends Error {}
+export type PayoutOutcome =
+  | { kind: 'unknown'; reason: string }
+  /** Out: in a node's pool, or mined and short of its confirmations. `atFeeCap`: stuck, and its fee is at what the quote charged. */
+  | { kind: 'sent'; txHash: string; atFeeCap?: boolean }
+  | { kind: 'confirmed'; txHash: string }
+  | { kind: 'not_sent'; proof: NotSentProof; reason: string };
+
+/**
+ * The step boundaries of a live payout, where a process can stop dead: after the reservation commits, after the
+ * nonce is taken, after signing and recording, after the broadcast, after a replacement or cancellation is
+ * recorded, after the provider answered and before the outcome is written. Tests kill a payout at each of them.
+ */
+export type PayoutBoundary = 'reserved' | 'nonce-allocated' | 'signed' | 'broadcast' | 'replacement-signed' | 'cancel-signed' | 'outcome';
 
 /** Where deposit addresses come from and payouts go out: the one seam between the service and whoever holds the keys. */
 export interface CustodyProvider {
@@ -63,11 +79,12 @@ export interface CustodyProvider {
   createDepositAddress(request: DepositAddressRequest): Promise<DepositAddress>;
   /** False: payouts cannot be sent at all, and executing one is refused before anything is reserved. */
   readonly payoutsEnabled: boolean;
-  /** Broadcasts the payout; answers the transaction hash. Throwing anything but ProviderRetryLater fails the payout. */
-  sendPayout(request: PayoutRequest): Promise<{ txHash: string }>;
   /**
-   * How far a broadcast payout got (its confirmations counted), rebroadcasting it when it is stuck; absent: the
-   * provider reports no progress.
+   * The next step of an open payout (send it, see how far it got, send it again, cancel it) and where it stands
+   * after it. Idempotent on the payout id: called again, it never sends a second transfer. Never throws for
+   * what the chain or node says; a throw is taken as `unknown`.
    */
-  payoutProgress?(payout: { id: string; network: string; asset: string; txHash: string }): Promise<PayoutProgress>;
+  advancePayout(request: PayoutRequest): Promise<PayoutOutcome>;
+  /** Background upkeep of one network beside the payouts (e.g. filling nonce gaps); absent: none. */
+  maintain?(network: string): Promise<void>;
 }

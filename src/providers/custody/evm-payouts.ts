@@ -3,12 +3,15 @@ import {
   createPublicClient,
   encodeFunctionData,
   erc20Abi,
+  ExecutionRevertedError,
   http,
   HttpRequestError,
+  InsufficientFundsError,
   keccak256,
   parseTransaction,
   parseUnits,
   TimeoutError,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
@@ -21,41 +24,62 @@ import { DomainError } from '../../domain/errors.js';
 import type { Database } from '../../store/database.js';
 import {
   allocateNonce,
-  findBroadcastPayoutTx,
-  findPayoutTx,
+  claimGaps,
+  findPayoutNonce,
+  markFilled,
   recordBroadcast,
-  recordReplacement,
+  recordFiller,
   recordSigned,
-  releaseNonce,
-  restoreReplaced,
-  type PayoutTxRow,
+  releaseUnsignedNonce,
+  restoreCurrent,
+  type NonceRow,
+  type Signed,
 } from '../../store/evm-payouts.js';
-import { replacementFees } from '../chains/evm-fees.js';
+import { lockLeased, type Lease } from '../../store/payout-leases.js';
+import { replacementFees, type Eip1559Fees } from '../chains/evm-fees.js';
+import { nonceVerdict, type NonceObservation } from '../chains/evm-nonce-verdict.js';
 import type { EvmSigner } from '../chains/evm-signer.js';
 import { withoutEndpoint } from '../chains/rpc-errors.js';
-import { ProviderRetryLater, type PayoutProgress, type PayoutRequest } from './custody-provider.js';
+import type { PayoutBoundary, PayoutOutcome, PayoutRequest } from './custody-provider.js';
+
+/** A zero-value transfer to the wallet itself: what a cancellation or a filler costs in gas on every EVM chain. */
+const SELF_TRANSFER_GAS = 21_000n;
+
+export interface EvmPayoutOptions {
+  /** Seconds a transaction may stay unmined before it is sent again (replaced at a higher fee within the cap). */
+  rebroadcastAfterSeconds: number;
+  /** Seconds a released nonce may wait for a payout to take it before a filler is sent at it. */
+  gapFillAfterSeconds: number;
+  /** The longest one JSON-RPC call may take. */
+  rpcTimeoutMs: number;
+  /** Called at each boundary; a test makes it never return, as a killed process never goes on. */
+  atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
+}
 
 /** No answer, or no parseable one: the node may or may not have the transaction. */
 const isUnanswered = (error: unknown) =>
   error instanceof BaseError && error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
 
-/**
- * A database failure while a payout is sent: the payout stays pending and the resume sweep sends it again,
- * which finds what was recorded. Failing the payout instead would release funds whose transaction may be out.
- */
-const orRetryLater = <T>(work: Promise<T>): Promise<T> =>
-  work.catch((error: unknown) => {
-    throw new ProviderRetryLater(`the database failed while the payout was sent: ${error instanceof Error ? error.message : String(error)}`);
-  });
+/** The node's own verdict that the transfer cannot succeed now: it would revert, or the wallet cannot pay for it. */
+const wouldFail = (error: unknown) =>
+  error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError || e instanceof InsufficientFundsError) !== null;
+
+const wordsOf = (error: unknown) => {
+  const clean = withoutEndpoint(error);
+  return clean instanceof Error ? clean.message : String(clean);
+};
+
+const unknown = (reason: string): PayoutOutcome => ({ kind: 'unknown', reason });
 
 /**
- * Live EVM payouts from the hot wallet: the transaction is built (native value, or an ERC-20 `transfer` of the
- * catalog's token), its gas estimated and its fee capped by what the quote charged, a nonce taken from the
- * database, signed by the signer, recorded, then broadcast. Sending a payout again (the resume sweep) broadcasts
- * the recorded transaction again, so a payout is never paid twice. A transaction the node refuses releases its
- * nonce to the next payout and fails the payout (its funds are released by the caller). A transaction left unmined
- * for `rebroadcastAfterSeconds` is replaced (same nonce, higher fee, within the cap) or, at the cap, sent again.
- * Errors never name the RPC URL.
+ * Live EVM payouts from the hot wallet, one step per call, answering a closed outcome (docs/money-out.md, "Live
+ * payouts: states and leases"). Nothing signed yet: the transfer is built (native value, or an ERC-20 `transfer`),
+ * its gas estimated and its fee capped by what the quote charged, a nonce taken under the payout's lease, signed,
+ * recorded, then broadcast; only a recorded transaction is ever broadcast, and a recorded one is never
+ * overwritten. Something signed: every transaction at the nonce is looked up, and the one mined decides, at the
+ * confirmations. Unmined: the current transaction is sent again, replaced at a higher fee when stuck, or, when the
+ * node refuses it, cancelled by a zero-value self-transfer at its nonce. Funds are released only on proof
+ * (`not_sent`); anything the node leaves in doubt is `unknown`. Errors never name the RPC URL.
  */
 export class EvmPayouts {
   private readonly clients = new Map<string, PublicClient>();
@@ -67,15 +91,21 @@ export class EvmPayouts {
     private readonly catalog: Catalog,
     rpcUrls: ReadonlyMap<string, string>,
     private readonly signer: EvmSigner,
-    private readonly rebroadcastAfterSeconds: number,
+    private readonly options: EvmPayoutOptions,
   ) {
-    for (const [network, url] of rpcUrls) this.clients.set(network, createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 }));
+    for (const [network, url] of rpcUrls) {
+      this.clients.set(network, createPublicClient({ transport: http(url, { retryCount: 1, timeout: options.rpcTimeoutMs }), cacheTime: 0 }));
+    }
   }
 
   private client(network: string): PublicClient {
     const client = this.clients.get(network);
     if (!client) throw new DomainError('provider_unavailable', `Live payouts on ${network} are not configured on this deployment.`);
     return client;
+  }
+
+  private at(boundary: PayoutBoundary, payoutId: string): Promise<void> {
+    return this.options.atBoundary?.(boundary, payoutId) ?? Promise.resolve();
   }
 
   /** Throws unless the endpoint serves the catalog's chain: a transaction signed for one chain is never sent to another. */
@@ -87,81 +117,229 @@ export class EvmPayouts {
     this.checkedChains.add(network);
   }
 
-  async send(request: PayoutRequest): Promise<{ txHash: string }> {
+  async advance(request: PayoutRequest): Promise<PayoutOutcome> {
     try {
-      return await this.sendOnce(request);
+      return await this.advanceOnce(request);
     } catch (error) {
-      throw withoutEndpoint(error);
+      return unknown(wordsOf(error));
     }
   }
 
-  private async sendOnce(request: PayoutRequest): Promise<{ txHash: string }> {
+  private async advanceOnce(request: PayoutRequest): Promise<PayoutOutcome> {
     const client = this.client(request.network);
-    const recorded = await orRetryLater(findPayoutTx(this.db, request.payoutId));
-    if (recorded?.raw) {
-      // Signed before: on another chain it would be refused and its nonce given away while it may still be mined.
-      await this.checkChain(client, request.network).catch((error: unknown) => {
-        throw new ProviderRetryLater(error instanceof Error ? error.message : String(error));
-      });
-      return this.broadcast(client, request.payoutId, recorded.raw as Hex);
+    const row = await findPayoutNonce(this.db, request.payoutId, this.options.rebroadcastAfterSeconds);
+    if (!row?.raw) {
+      if (request.cancelRequested) return this.endUnsigned(request.lease, 'Cancelled by the operator before anything was signed.');
+      return this.signAndSend(client, request);
     }
+    await this.checkChain(client, request.network);
+    const seen = await this.observe(client, row, BigInt(this.catalog.pair(request.asset, request.network)!.confirmations_required));
+    const verdict = nonceVerdict(seen);
+    switch (verdict.kind) {
+      case 'paid':
+        return { kind: 'confirmed', txHash: verdict.txHash };
+      case 'not_paid':
+        return { kind: 'not_sent', proof: verdict.proof, reason: notPaidReason(verdict, seen.nonce) };
+      case 'mined_shallow':
+        return seen.mined!.purpose === 'payout'
+          ? { kind: 'sent', txHash: verdict.txHash }
+          : unknown(`The cancellation ${verdict.txHash} is mined at the payout's nonce; the payout fails at its confirmations.`);
+      case 'used_shallow':
+        return unknown(`Nonce ${seen.nonce} of the hot wallet is used by a transaction that is none of this payout's; waiting for its confirmations.`);
+      case 'open':
+        if (request.cancelRequested && row.current_purpose === 'payout') return this.cancel(client, request, row, 'Cancelled by the operator');
+        return this.sendCurrent(client, request, row, seen.usedAtHead);
+    }
+  }
 
+  /** Nothing was signed: the nonce it held (if any) goes back, and the payout provably never left. */
+  private async endUnsigned(lease: Lease, reason: string): Promise<PayoutOutcome> {
+    const released = await this.db.transaction(async (tx) => {
+      if (!(await lockLeased(tx, lease))) return false;
+      await releaseUnsignedNonce(tx, lease.payoutId);
+      return true;
+    });
+    return released ? { kind: 'not_sent', proof: 'nothing_signed', reason } : unknown('the lease on the payout was lost');
+  }
+
+  private async signAndSend(client: PublicClient, request: PayoutRequest): Promise<PayoutOutcome> {
     const call = this.call(request);
     const native = this.catalog.network(request.network)!.native_asset;
-    const cap = request.feeCap === null ? null : parseUnits(request.feeCap, this.catalog.pair(native, request.network)?.decimals ?? 18);
-    if (cap === null) throw new Error('no fee cap: the quoted network fee could not be converted into the native asset');
-    const [gas, fees, chainId, chainNext] = await Promise.all([
-      client.estimateGas({ account: this.signer.address, ...call }),
+    if (request.feeCap === null) return unknown('no fresh price converts the quoted network fee into the native asset; retried');
+    const cap = parseUnits(request.feeCap, this.catalog.pair(native, request.network)?.decimals ?? 18);
+    let gas: bigint;
+    try {
+      gas = await client.estimateGas({ account: this.signer.address, ...call });
+    } catch (error) {
+      if (wouldFail(error)) return this.endUnsigned(request.lease, `The transfer would fail on chain: ${wordsOf(error)}`);
+      throw error;
+    }
+    const [fees, chainId, chainNext] = await Promise.all([
       client.estimateFeesPerGas(),
       client.getChainId(),
       client.getTransactionCount({ address: this.signer.address, blockTag: 'pending' }),
     ]);
     await this.checkChain(client, request.network, chainId);
-    const maxFeePerGas = fees.maxFeePerGas;
-    if (gas * maxFeePerGas > cap) {
-      throw new Error(`the network fee now (${gas * maxFeePerGas} wei) is above what the quote charged (${cap} wei)`);
+    if (gas * fees.maxFeePerGas > cap) {
+      return this.endUnsigned(request.lease, `The network fee now (${gas * fees.maxFeePerGas} wei) is above what the quote charged (${cap} wei).`);
     }
-    const nonce = await orRetryLater(allocateNonce(this.db, { network: request.network, from: this.signer.address }, request.payoutId, BigInt(chainNext)));
-    let raw: Hex;
-    try {
-      raw = await this.signer.signTransaction({
-        type: 'eip1559',
-        chainId,
-        nonce: Number(nonce),
-        ...call,
-        gas,
-        maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas < maxFeePerGas ? fees.maxPriorityFeePerGas : maxFeePerGas,
-      });
-    } catch (error) {
-      await orRetryLater(releaseNonce(this.db, request.payoutId));
-      throw error;
-    }
-    await orRetryLater(recordSigned(this.db, request.payoutId, { raw, txHash: keccak256(raw), feeCapWei: cap }));
-    return this.broadcast(client, request.payoutId, raw);
+    const nonce = await allocateNonce(this.db, { network: request.network, from: this.signer.address }, request.lease, BigInt(chainNext));
+    if (nonce === null) return unknown('the lease on the payout was lost');
+    await this.at('nonce-allocated', request.payoutId);
+    const raw = await this.signer.signTransaction({
+      type: 'eip1559',
+      chainId,
+      nonce: Number(nonce),
+      ...call,
+      gas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas < fees.maxFeePerGas ? fees.maxPriorityFeePerGas : fees.maxFeePerGas,
+    });
+    const signed: Signed = { raw, txHash: keccak256(raw), purpose: 'payout' };
+    const nonceId = await recordSigned(this.db, request.lease, null, signed, cap);
+    if (nonceId === null) return unknown('another process signed the payout first, or the lease on it was lost');
+    await this.at('signed', request.payoutId);
+    return this.broadcast(client, request, nonceId, signed);
   }
 
-  private async broadcast(client: PublicClient, payoutId: string, raw: Hex): Promise<{ txHash: string }> {
-    const txHash = keccak256(raw);
+  /** Sends the current transaction; a refusal of one the node does not have is answered by a cancellation. */
+  private async broadcast(client: PublicClient, request: PayoutRequest, nonceId: string, current: Signed): Promise<PayoutOutcome> {
+    try {
+      await client.sendRawTransaction({ serializedTransaction: current.raw as Hex });
+    } catch (error) {
+      if (isUnanswered(error)) return unknown(`the node did not answer the broadcast of ${current.txHash}`);
+      // Sent before (the first answer was lost): the node has it, or has mined it; that is no refusal.
+      if (!(await this.nodeKnows(client, current.txHash))) {
+        if (current.purpose !== 'payout') return unknown(`The node refuses the cancellation ${current.txHash}: ${wordsOf(error)}. It is sent again at the next attempt.`);
+        const row = await findPayoutNonce(this.db, request.payoutId);
+        return this.cancel(client, request, row!, `The node refused the payout's transaction ${current.txHash} (${wordsOf(error)})`);
+      }
+    }
+    await this.at('broadcast', request.payoutId);
+    await recordBroadcast(this.db, nonceId, current.txHash);
+    return standing(current);
+  }
+
+  /**
+   * A cancellation at the payout's nonce: a zero-value self-transfer within the payout's fee cap, priced to replace
+   * its transaction in a node's pool. The payout's transaction is never forgotten: it may still be mined somewhere,
+   * and then the payout completes instead.
+   */
+  private async cancel(client: PublicClient, request: PayoutRequest, row: NonceRow, why: string): Promise<PayoutOutcome> {
+    const previous = parseTransaction(row.raw as Hex) as TransactionSerializableEIP1559;
+    const market = await client.estimateFeesPerGas();
+    const cap = row.fee_cap_wei === null ? previous.gas! * previous.maxFeePerGas! : BigInt(row.fee_cap_wei);
+    const fees: Eip1559Fees = replacementFees(
+      { maxFeePerGas: previous.maxFeePerGas!, maxPriorityFeePerGas: previous.maxPriorityFeePerGas! },
+      market,
+      SELF_TRANSFER_GAS,
+      cap,
+    ) ?? { maxFeePerGas: cap / SELF_TRANSFER_GAS, maxPriorityFeePerGas: cap / SELF_TRANSFER_GAS };
+    const raw = await this.signer.signTransaction({
+      type: 'eip1559',
+      chainId: previous.chainId,
+      nonce: previous.nonce,
+      to: this.signer.address,
+      value: 0n,
+      gas: SELF_TRANSFER_GAS,
+      ...fees,
+    });
+    const signed: Signed = { raw, txHash: keccak256(raw), purpose: 'cancel' };
+    if ((await recordSigned(this.db, request.lease, row.tx_hash, signed)) === null) return unknown('another process changed the payout\'s transaction first, or the lease on it was lost');
+    await this.at('cancel-signed', request.payoutId);
+    const outcome = await this.broadcast(client, request, row.id, signed);
+    return outcome.kind === 'unknown' ? outcome : unknown(`${why}. A cancellation (${signed.txHash}) is sent at its nonce ${previous.nonce}: the payout fails once it is mined, or completes if its own transaction is mined first.`);
+  }
+
+  /** The current transaction, unmined: left alone, broadcast (never known to be), or sent again when due. */
+  private async sendCurrent(client: PublicClient, request: PayoutRequest, row: NonceRow, used: bigint): Promise<PayoutOutcome> {
+    const current: Signed = { raw: row.raw!, txHash: row.tx_hash!, purpose: row.current_purpose };
+    if (row.status !== 'broadcast') return this.broadcast(client, request, row.id, current);
+    if (!row.rebroadcast_due) return standing(current);
+    return this.rebroadcast(client, request, row, current, used);
+  }
+
+  /**
+   * A transaction unmined for long enough: replaced by one with the same nonce and higher fees within the cap;
+   * sent again as it is when it only waits behind an earlier nonce of the wallet, was signed before its cap was
+   * recorded, or is at the cap already.
+   */
+  private async rebroadcast(client: PublicClient, request: PayoutRequest, row: NonceRow, current: Signed, used: bigint): Promise<PayoutOutcome> {
+    const previous = parseTransaction(current.raw as Hex);
+    // Waiting behind an earlier transaction of the wallet is no reason to pay more.
+    if (previous.nonce! > used || previous.type !== 'eip1559' || row.fee_cap_wei === null) return this.sendAgain(client, row.id, current);
+    const fees = replacementFees(
+      { maxFeePerGas: previous.maxFeePerGas!, maxPriorityFeePerGas: previous.maxPriorityFeePerGas! },
+      await client.estimateFeesPerGas(),
+      previous.gas!,
+      BigInt(row.fee_cap_wei),
+    );
+    if (fees === null) {
+      const outcome = await this.sendAgain(client, row.id, current);
+      return outcome.kind === 'sent' ? { ...outcome, atFeeCap: true } : outcome;
+    }
+    const { chainId, nonce, to, value, data, gas, accessList } = previous as TransactionSerializableEIP1559;
+    const raw = await this.signer.signTransaction({ type: 'eip1559', chainId, nonce, to, value, data, gas, accessList, ...fees });
+    const replacement: Signed = { raw, txHash: keccak256(raw), purpose: current.purpose };
+    if ((await recordSigned(this.db, request.lease, current.txHash, replacement)) === null) return standing(current);
+    await this.at('replacement-signed', request.payoutId);
     try {
       await client.sendRawTransaction({ serializedTransaction: raw });
     } catch (error) {
-      if (isUnanswered(error)) throw new ProviderRetryLater(`the node did not answer the broadcast of ${txHash}`);
-      // Sent before (the first answer was lost): the node already has it, or has mined it.
-      if (!(await this.nodeHas(client, txHash))) {
-        await orRetryLater(releaseNonce(this.db, payoutId));
-        throw error;
-      }
+      // No answer, or an answer lost and the node has it after all: the replacement stays current.
+      if (isUnanswered(error) || (await this.nodeKnows(client, replacement.txHash))) return standing(replacement);
+      // Refused: the stuck one is current again; the replacement's hash is still looked up, should the refusal have been wrong.
+      await restoreCurrent(this.db, request.payoutId, replacement.txHash, current);
+      return unknown(`The node refused the replacement ${replacement.txHash} of ${current.txHash} (${wordsOf(error)}); ${current.txHash} stays current.`);
     }
-    await orRetryLater(recordBroadcast(this.db, payoutId));
-    return { txHash };
+    await recordBroadcast(this.db, row.id, replacement.txHash);
+    return standing(replacement);
   }
 
-  private nodeHas(client: PublicClient, hash: string): Promise<boolean> {
-    return client.getTransaction({ hash: hash as Hex }).then(
-      () => true,
-      () => false,
-    );
+  /** The same signed transaction again, in case the node dropped it; a node that has it, or has mined it, refuses, which is no failure. */
+  private async sendAgain(client: PublicClient, nonceId: string, current: Signed): Promise<PayoutOutcome> {
+    await client.sendRawTransaction({ serializedTransaction: current.raw as Hex }).catch(() => undefined);
+    await recordBroadcast(this.db, nonceId, current.txHash);
+    return standing(current);
+  }
+
+  /** Whether the node has the transaction (pooled or mined); a lookup that fails is no answer, and throws. */
+  private async nodeKnows(client: PublicClient, hash: string): Promise<boolean> {
+    try {
+      await client.getTransaction({ hash: hash as Hex });
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  private async receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
+    try {
+      return await client.getTransactionReceipt({ hash: hash as Hex });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  /** What the chain says of the nonce: the head first, then every transaction's receipt, then the wallet's nonce counts. */
+  private async observe(client: PublicClient, row: NonceRow, confirmationsRequired: bigint): Promise<NonceObservation> {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const seen: NonceObservation = { nonce: BigInt(row.nonce), head, confirmationsRequired, mined: null, usedAtDepth: 0n, usedAtHead: 0n };
+    for (const tx of row.txs) {
+      const receipt = await this.receipt(client, tx.tx_hash);
+      if (receipt) {
+        seen.mined = { txHash: tx.tx_hash, purpose: tx.purpose, blockNumber: receipt.blockNumber, succeeded: receipt.status === 'success' };
+        return seen;
+      }
+    }
+    const depthBlock = head - confirmationsRequired + 1n;
+    const [atDepth, atHead] = await Promise.all([
+      depthBlock < 0n ? 0 : client.getTransactionCount({ address: this.signer.address, blockNumber: depthBlock }),
+      client.getTransactionCount({ address: this.signer.address, blockTag: 'latest' }),
+    ]);
+    return { ...seen, usedAtDepth: BigInt(atDepth), usedAtHead: BigInt(atHead) };
   }
 
   /** What to send: value to the destination, or the token contract's `transfer(destination, amount)`. */
@@ -176,87 +354,63 @@ export class EvmPayouts {
     };
   }
 
-  /**
-   * Mined under any of its hashes and with the pair's confirmations (the including block counts), successfully
-   * or reverted, or neither yet; an unmined one due for it is rebroadcast.
-   */
-  async progress(payout: { id: string; network: string; txHash: string; asset: string }): Promise<PayoutProgress> {
-    try {
-      return await this.progressOnce(payout);
-    } catch (error) {
-      throw withoutEndpoint(error);
-    }
-  }
-
-  private async progressOnce(payout: { id: string; network: string; txHash: string; asset: string }): Promise<PayoutProgress> {
-    const client = this.client(payout.network);
-    await this.checkChain(client, payout.network);
-    const sent = await findBroadcastPayoutTx(this.db, payout.id, this.rebroadcastAfterSeconds);
-    // Newest first: a replacement is likelier to be the one mined.
-    const hashes = sent ? [sent.tx_hash!, ...sent.replaced_tx_hashes.toReversed()] : [payout.txHash];
-    for (const hash of hashes) {
-      const receipt = await this.receipt(client, hash);
-      if (!receipt) continue;
-      const head = await client.getBlockNumber({ cacheTime: 0 });
-      const required = BigInt(this.catalog.pair(payout.asset, payout.network)!.confirmations_required);
-      // A revert counts only as deep as a success: a reorganization could un-mine it, and another of the nonce's transactions succeed.
-      if (head - receipt.blockNumber + 1n < required) return { state: 'pending', txHash: hash };
-      return { state: receipt.status === 'success' ? 'confirmed' : 'reverted', txHash: hash };
-    }
-    if (!sent?.rebroadcast_due) return { state: 'pending', txHash: sent?.tx_hash ?? payout.txHash };
-    return { state: 'pending', ...(await this.rebroadcast(client, payout.id, sent)) };
-  }
-
-  private async receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
-    try {
-      return await client.getTransactionReceipt({ hash: hash as Hex });
-    } catch (error) {
-      if (error instanceof TransactionReceiptNotFoundError) return null;
-      throw error;
-    }
-  }
+  // Gaps --------------------------------------------------------------------------------------------------
 
   /**
-   * A transaction unmined for long enough: replaced by one with the same nonce and higher fees within the cap;
-   * sent again as it is when it only waits behind an earlier nonce of the wallet, was signed before its cap was
-   * recorded, or is at the cap already.
+   * Fills the network's nonce gaps: a nonce released (nothing was signed at it) that no payout took within
+   * `gapFillAfterSeconds`, while a later nonce waits behind it, gets a zero-value self-transfer at the market fee
+   * (the operator's cost), sent again until the chain has used the nonce.
    */
-  private async rebroadcast(client: PublicClient, payoutId: string, sent: PayoutTxRow): Promise<{ txHash: string; atFeeCap?: boolean }> {
-    const current = { raw: sent.raw as Hex, txHash: sent.tx_hash! };
-    const previous = parseTransaction(current.raw);
-    const used = await client.getTransactionCount({ address: this.signer.address, blockTag: 'latest' });
-    if (previous.nonce! < used) {
-      throw new Error(`nonce ${previous.nonce} of the hot wallet is used, by none of this payout's transactions (${[...sent.replaced_tx_hashes, current.txHash].join(', ')}) unless mined since this sweep looked`);
-    }
-    // Waiting behind an earlier transaction of the wallet is no reason to pay more.
-    if (previous.nonce! > used || previous.type !== 'eip1559' || sent.fee_cap_wei === null) return this.sendAgain(client, payoutId, current);
-    const fees = replacementFees(
-      { maxFeePerGas: previous.maxFeePerGas!, maxPriorityFeePerGas: previous.maxPriorityFeePerGas! },
-      await client.estimateFeesPerGas(),
-      previous.gas!,
-      BigInt(sent.fee_cap_wei),
+  async fillGaps(network: string): Promise<number> {
+    const client = this.client(network);
+    const gaps = await claimGaps(
+      this.db,
+      { network, from: this.signer.address },
+      { graceSeconds: this.options.gapFillAfterSeconds, rebroadcastSeconds: this.options.rebroadcastAfterSeconds },
     );
-    if (fees === null) return { ...(await this.sendAgain(client, payoutId, current)), atFeeCap: true };
-    const { chainId, nonce, to, value, data, gas, accessList } = previous as TransactionSerializableEIP1559;
-    const raw = await this.signer.signTransaction({ type: 'eip1559', chainId, nonce, to, value, data, gas, accessList, ...fees });
-    const replacement = { raw, txHash: keccak256(raw) };
-    if (!(await recordReplacement(this.db, payoutId, current.txHash, replacement))) return { txHash: current.txHash };
-    try {
-      await client.sendRawTransaction({ serializedTransaction: raw });
-    } catch (error) {
-      // No answer, or an answer lost and the node has it after all: the replacement stays current.
-      if (isUnanswered(error) || (await this.nodeHas(client, replacement.txHash))) return { txHash: replacement.txHash };
-      // Refused: the stuck one is current again; the replacement's hash is still looked up, should the refusal have been wrong.
-      await restoreReplaced(this.db, payoutId, replacement.txHash, current);
-      throw error;
+    if (gaps.length === 0) return 0;
+    await this.checkChain(client, network);
+    const used = BigInt(await client.getTransactionCount({ address: this.signer.address, blockTag: 'latest' }));
+    let filled = 0;
+    for (const gap of gaps) {
+      if (BigInt(gap.nonce) < used) {
+        await markFilled(this.db, gap.id);
+        filled++;
+      } else if (gap.raw === null) {
+        const fees = await client.estimateFeesPerGas();
+        const raw = await this.signer.signTransaction({
+          type: 'eip1559',
+          chainId: this.catalog.network(network)!.chain_id!,
+          nonce: Number(gap.nonce),
+          to: this.signer.address,
+          value: 0n,
+          gas: SELF_TRANSFER_GAS,
+          maxFeePerGas: fees.maxFeePerGas,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        });
+        const signed: Signed = { raw, txHash: keccak256(raw), purpose: 'filler' };
+        if (await recordFiller(this.db, gap.id, signed)) await this.sendAgain(client, gap.id, signed);
+      } else if (gap.rebroadcast_due) {
+        await this.sendAgain(client, gap.id, { raw: gap.raw, txHash: gap.tx_hash!, purpose: 'filler' });
+      }
     }
-    return { txHash: replacement.txHash };
+    return filled;
   }
+}
 
-  /** The same signed transaction again, in case the node dropped it; a node that has it, or has mined it, refuses, which is no failure. */
-  private async sendAgain(client: PublicClient, payoutId: string, current: { raw: Hex; txHash: string }): Promise<{ txHash: string }> {
-    await client.sendRawTransaction({ serializedTransaction: current.raw }).catch(() => undefined);
-    await recordBroadcast(this.db, payoutId);
-    return { txHash: current.txHash };
+/** An unmined current transaction: the payout's own is out; a cancellation keeps the payout open until mined. */
+function standing(current: Signed): PayoutOutcome {
+  if (current.purpose === 'payout') return { kind: 'sent', txHash: current.txHash };
+  return unknown(`A cancellation (${current.txHash}) is sent at the payout's nonce: the payout fails once it is mined, or completes if its own transaction is mined first.`);
+}
+
+function notPaidReason(verdict: { proof: string; txHash: string | null }, nonce: bigint): string {
+  switch (verdict.proof) {
+    case 'reverted':
+      return `The transaction ${verdict.txHash} reverted on chain.`;
+    case 'cancelled':
+      return `Cancelled: ${verdict.txHash} was mined at the payout's nonce ${nonce} instead of its transfer; nothing was sent.`;
+    default:
+      return `Nonce ${nonce} of the hot wallet was used by a transaction that is not this payout's; nothing was sent.`;
   }
 }

@@ -3,8 +3,7 @@ import type { CustodyProvider } from './custody-provider.js';
 import { liveCustody } from './live-custody.js';
 import { sandboxCustody } from './sandbox-custody.js';
 
-export type { CustodyProvider, DepositAddress, DepositAddressRequest, PayoutProgress, PayoutRequest } from './custody-provider.js';
-export { ProviderRetryLater } from './custody-provider.js';
+export type { CustodyProvider, DepositAddress, DepositAddressRequest, NotSentProof, PayoutOutcome, PayoutRequest } from './custody-provider.js';
 
 const BY_MODE: Record<KeyMode, CustodyProvider> = { test: sandboxCustody, live: liveCustody };
 

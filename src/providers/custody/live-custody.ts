@@ -5,7 +5,7 @@ import type { CustodyProvider } from './custody-provider.js';
 export const liveCustody: CustodyProvider = {
   networks: new Set(),
   payoutsEnabled: false,
-  async sendPayout() {
+  async advancePayout() {
     throw new DomainError('provider_unavailable', 'Live custody is not configured on this deployment yet, so live payouts cannot be sent.');
   },
   async createDepositAddress() {

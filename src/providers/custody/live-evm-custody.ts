@@ -16,8 +16,8 @@ export function liveEvmCustody(db: Database, xpub: EvmXpub, networks: ReadonlySe
   return {
     networks,
     payoutsEnabled: payouts !== null,
-    sendPayout: (request) => (payouts ? payouts.send(request) : liveCustody.sendPayout(request)),
-    payoutProgress: payouts ? (payout) => payouts.progress(payout) : undefined,
+    advancePayout: (request) => (payouts ? payouts.advance(request) : liveCustody.advancePayout(request)),
+    maintain: payouts ? async (network) => void (await payouts.fillGaps(network)) : undefined,
     async createDepositAddress(request) {
       if (!networks.has(request.network)) {
         throw new DomainError('provider_unavailable', `Live deposits on ${request.network} are not configured on this deployment.`);

@@ -16,7 +16,7 @@ export const sandboxCustody: CustodyProvider = {
   networks: 'all',
   // Sandbox payouts never leave the service: the sandbox's own progress (or the simulate helper) settles them.
   payoutsEnabled: true,
-  async sendPayout() {
+  async advancePayout() {
     throw new Error('sandbox payouts are settled by the sandbox progress sweep, never sent');
   },
   async createDepositAddress({ ownerKey, asset, network, addressFormat }) {

@@ -10,6 +10,7 @@ import { systemClock } from '../../../src/domain/clock.js';
 import { rpcChainReader, type EvmChainReader } from '../../../src/providers/chains/evm-rpc.js';
 import type { Database } from '../../../src/store/database.js';
 import { EvmWatcher } from '../../../src/workers/evm-watcher.js';
+import type { ContextOptions } from '../../../src/context.js';
 import { startTestApp, type Tenant, type TestApp } from '../app.js';
 import { createTenant } from '../partner.js';
 import { startAnvil, type Anvil } from './anvil.js';
@@ -59,7 +60,7 @@ function testCatalogFile(networks: WatchedNetwork[]): string {
 }
 
 /** A test app whose live keys use the given anvil chains, as an operator configures them (docs/live-evm.md). */
-export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['testDb']): Promise<TestApp> {
+export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['testDb'], options: ContextOptions = {}): Promise<TestApp> {
   return startTestApp(
     {
       catalogFile: testCatalogFile(networks),
@@ -71,10 +72,15 @@ export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['
         reorgWindow: 64,
         // Any sweep finds an unmined payout stuck: tests decide when a block is mined.
         rebroadcastSeconds: 0,
+        gapFillSeconds: 60,
+        rpcTimeoutMs: 5_000,
         signer: { key: HOT_WALLET_KEY },
       },
+      // Every sweep looks at every open payout again: tests decide when blocks are mined.
+      livePayouts: { leaseSeconds: 120, recheckSeconds: 0 },
     },
     existing,
+    options,
   );
 }
 
