@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import { erc20Abi, type Address } from 'viem';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { ContextOptions } from '../../../src/context.js';
+import { Decimal } from '../../../src/domain/money.js';
+import type { Payout, PayoutQuote } from '../../../src/http/resources/payout.js';
+import type { Tenant, TestApp } from '../app.js';
+import { createAddress, createTenant, json } from '../partner.js';
+import { startAnvil, type Anvil } from './anvil.js';
+import { startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './live-app.js';
+
+type Quote = Static<typeof PayoutQuote>;
+export type PayoutObject = Static<typeof Payout> & { tx_hash: string | null };
+
+/** One anvil chain serving `ethereum`, with a live app on it: what live payout test files share. */
+export interface LivePayoutWorld {
+  anvil: Anvil;
+  ethereum: WatchedNetwork;
+  t: TestApp;
+}
+
+/** Starts the world before the file's tests (a watcher tick settles the cursor) and stops it after them. */
+export function useLivePayoutWorld(options: ContextOptions = {}): LivePayoutWorld {
+  const world = {} as LivePayoutWorld;
+  beforeAll(async () => {
+    world.anvil = await startAnvil();
+    world.ethereum = { network: 'ethereum', anvil: world.anvil, usdc: await world.anvil.deployToken() };
+    world.t = await startLiveEvmApp([world.ethereum], undefined, options);
+    await watcherFor(world.t, world.ethereum).tick();
+  });
+  afterAll(async () => {
+    await world.t?.close();
+    await world.anvil?.close();
+  });
+  return world;
+}
+
+/** What live payout tests do and read, on the world's app and chain. */
+export function livePayoutKit(world: LivePayoutWorld) {
+  /** A live tenant whose treasury was credited `amount` USDC on ethereum by a real deposit. */
+  async function fundedTenant(amount: string): Promise<Tenant> {
+    const { t, anvil, ethereum } = world;
+    const tenant = await createTenant(t, { mode: 'live' });
+    const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'ethereum' });
+    await anvil.sendToken(ethereum.usdc, address.address, amount);
+    await anvil.mine(TEST_CONFIRMATIONS);
+    expect(await watcherFor(t, ethereum).tick()).toBe(1);
+    return tenant;
+  }
+
+  async function pay(key: string, destination: string, amount: string): Promise<PayoutObject> {
+    const quote = await world.t.call(key, 'POST', '/payouts/quote', {
+      body: { asset: 'USDC', amount, destination, network_hint: 'ethereum' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const res = await world.t.call(key, 'POST', '/payouts', { body: { quote_id: json<Quote>(quote).quote_id }, idempotencyKey: randomUUID() });
+    expect(res.statusCode, res.body).toBe(201);
+    return json<PayoutObject>(res);
+  }
+
+  const statusOf = async (key: string, id: string) => json<PayoutObject>(await world.t.call(key, 'GET', `/payouts/${id}`));
+
+  return {
+    fundedTenant,
+    pay,
+    statusOf,
+    /** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
+    reaches: (key: string, id: string, status: PayoutObject['status']) =>
+      expect.poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 }).toBe(status),
+    tokenBalance: (owner: string) =>
+      world.anvil.client.readContract({ address: world.ethereum.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] }),
+    /** The live USDC the organization can spend, over every network. */
+    available: async (organizationId: string) => {
+      const [row] = await world.t.db.query<{ balance: string }>(
+        "SELECT coalesce(sum(balance), 0)::text AS balance FROM ledger_accounts WHERE organization_id = $1 AND mode = 'live' AND kind = 'available' AND asset = 'USDC'",
+        [organizationId],
+      );
+      return new Decimal(row!.balance).toFixed();
+    },
+    lastError: async (payoutId: string) =>
+      (await world.t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error,
+    freshDestination: () => `0x${randomUUID().replaceAll('-', '')}${'0'.repeat(8)}`,
+  };
+}
