@@ -316,23 +316,26 @@ export class Payouts {
       if (!(await lockLeased(tx, lease))) return false;
       const locked = (await store.findPayout(tx, tenant, payout.id))!;
       const now = this.clock.now();
+      let settled = true;
       switch (outcome.kind) {
         case 'confirmed':
           await this.complete(tx, tenant, locked, outcome.txHash);
-          return true;
+          break;
         case 'not_sent':
           await this.fail(tx, tenant, locked, outcome.reason);
-          return true;
+          break;
         case 'sent':
           if (locked.status === 'pending' || locked.tx_hash !== outcome.txHash) {
             await store.updatePayoutStatus(tx, tenant, locked.id, { status: 'processing', txHash: outcome.txHash }, now);
           }
-          await endAttempt(tx, lease, now, this.engine.recheckSeconds, outcome.atFeeCap ? AT_FEE_CAP : null);
-          return false;
+          settled = false;
+          break;
         case 'unknown':
-          await endAttempt(tx, lease, now, this.engine.recheckSeconds, outcome.reason);
-          return false;
+          settled = false;
       }
+      const lastError = outcome.kind === 'unknown' ? outcome.reason : outcome.kind === 'sent' && outcome.atFeeCap ? AT_FEE_CAP : null;
+      await endAttempt(tx, lease, now, this.engine.recheckSeconds, lastError);
+      return settled;
     });
   }
 

@@ -1,8 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** How long a delayed request waits before it is forwarded: long enough to reorder it behind others. */
+const DELAY_MS = 150;
+
 /** What the proxy does to one JSON-RPC request. */
-export type Fault = 'pass' | 'drop-request' | 'drop-answer' | 'hang';
+export type Fault = 'pass' | 'delay' | 'drop-request' | 'drop-answer' | 'hang';
 
 export interface FlakyRpc {
   url: string;
@@ -28,12 +31,12 @@ export function seededRandom(seed: number): () => number {
 }
 
 /**
- * A JSON-RPC endpoint in front of `target` (an anvil) that loses requests before they arrive, loses answers after
- * the node acted on them (the case that makes a broadcast's outcome unknown), or holds them unanswered, as
- * `decide` says. Only loopback traffic: it listens on 127.0.0.1 and forwards to the local anvil.
+ * A JSON-RPC endpoint in front of `target` (an anvil) that delays requests, loses them before they arrive, loses
+ * answers after the node acted on them (the case that makes a broadcast's outcome unknown), or holds them
+ * unanswered, as `decide` says. Only loopback traffic: it listens on 127.0.0.1 and forwards to the local anvil.
  */
 export async function startFlakyRpc(target: string, decide: FlakyRpc['decide'] = () => 'pass'): Promise<FlakyRpc> {
-  const counts: Record<Fault, number> = { pass: 0, 'drop-request': 0, 'drop-answer': 0, hang: 0 };
+  const counts: Record<Fault, number> = { pass: 0, delay: 0, 'drop-request': 0, 'drop-answer': 0, hang: 0 };
   const held = new Set<http.ServerResponse>();
   const proxy: FlakyRpc = {
     url: '',
@@ -63,14 +66,17 @@ export async function startFlakyRpc(target: string, decide: FlakyRpc['decide'] =
         response.on('close', () => held.delete(response));
         return;
       }
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
-        async (answer) => {
-          const text = await answer.text();
-          if (fault === 'drop-answer') return void response.socket?.destroy();
-          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-        },
-        () => response.socket?.destroy(),
-      );
+      const forward = () =>
+        fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+          async (answer) => {
+            const text = await answer.text();
+            if (fault === 'drop-answer') return void response.socket?.destroy();
+            response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+          },
+          () => response.socket?.destroy(),
+        );
+      if (fault === 'delay') setTimeout(forward, DELAY_MS);
+      else void forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
