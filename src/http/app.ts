@@ -24,6 +24,7 @@ import { unavailableRoutes } from '../routes/unavailable.js';
 import { webRoutes } from '../web/index.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
+import { answerWhileClosing } from './closing.js';
 import type { App, AppContext } from './context.js';
 import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
 import { docsPage } from './docs-page.js';
@@ -81,6 +82,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     clientErrorHandler: clientErrorHandler(docsBaseUrl),
     frameworkErrors: frameworkErrors(docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
+    // Requests that arrive while closing are answered by answerWhileClosing, in the error envelope.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -92,6 +95,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     reply.header('x-request-id', request.id);
   });
+  answerWhileClosing(app, docsBaseUrl);
   app.addHook('preValidation', refuseUnstorableStrings);
   installErrorHandling(app, docsBaseUrl, ctx.metrics);
   installBodyDrain(app);
