@@ -7,6 +7,7 @@ import { LOG_REDACTIONS } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
+import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
@@ -138,6 +139,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminWebhookRoutes(admin, ctx);
         adminMetricsRoutes(admin, ctx);
         adminLedgerRoutes(admin, ctx);
+        adminDepositRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
     );
