@@ -145,6 +145,7 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
   body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), state: 'none' },
 });
 await call('GET', `${A}/ledger/verification`);
+await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
 await call('GET', `${A}/metrics`);
 
 fs.writeFileSync(OUTPUT, `${JSON.stringify(recorded, null, 2)}\n`);

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { serializeTransaction, type Hex, type Transaction } from 'viem';
+import { runCli } from '../src/cli/run.js';
 import type { Database } from '../src/store/database.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { Tenant } from './support/app.js';
+import { ManualClock } from './support/clock.js';
 import { TEST_CONFIRMATIONS, TEST_XPUB, useLiveEthereum, watcherFor } from './support/evm/live-app.js';
+import { parseExposition, valueOf } from './support/metrics.js';
 import { EvmXpub } from '../src/providers/chains/evm-xpub.js';
 import { rpcChainReader, type EvmChainReader } from '../src/providers/chains/evm-rpc.js';
 import {
@@ -219,5 +222,112 @@ describe('watchers that die, and watchers side by side', () => {
     for (let i = 0; i < 10 * TEST_CONFIRMATIONS; i++) credited += (await Promise.all([a.tick(), b.tick()])).reduce((x, y) => x + y, 0);
     expect(credited).toBe(3);
     await expectCreditedOnce(tenant, address.id, hashes);
+  });
+});
+
+describe('a deposit whose credit fails is quarantined', () => {
+  interface QuarantinedDeposit {
+    transaction_id: string;
+    tx_hash: string;
+    amount: string;
+    credit_attempts: number;
+    last_error: string;
+    quarantined_at: string;
+    next_attempt_at: string;
+  }
+
+  async function quarantined(): Promise<QuarantinedDeposit[]> {
+    const res = await chain.t.admin('GET', '/deposits/quarantined?network=ethereum');
+    expect(res.statusCode, res.body).toBe(200);
+    return json<{ data: QuarantinedDeposit[] }>(res).data;
+  }
+
+  async function metric(name: string): Promise<number | undefined> {
+    return valueOf(parseExposition((await chain.t.admin('GET', '/metrics')).body), name, { network: 'ethereum' });
+  }
+
+  /** A CHECK constraint that refuses to confirm the deposit row of `hash`: a credit that fails in the database, as a real fault would. */
+  const refuseCredit = (name: string, hash: string) =>
+    chain.t.db.query(`ALTER TABLE transactions ADD CONSTRAINT "${name}" CHECK (tx_hash IS DISTINCT FROM '${hash}' OR status <> 'confirmed')`);
+
+  /** Moves `clock` to when the deposit's next credit attempt is due. */
+  const untilRetry = (clock: ManualClock, deposit: QuarantinedDeposit) => clock.advance(Date.parse(deposit.next_attempt_at) - clock.now().getTime());
+
+  it('a deposit whose credit throws is quarantined and stops nothing: the other one of the same blocks and later ones are credited; once the cause is removed it is credited exactly once', async () => {
+    const tenant = await createTenant(chain.t, { mode: 'live' });
+    const address = await createAddress(chain.t, tenant.key, { asset: 'USDC', network: 'ethereum' });
+    const failing = await chain.anvil.sendToken(chain.ethereum.usdc, address.address, '2');
+    const other = await chain.anvil.sendToken(chain.ethereum.usdc, address.address, '3');
+    await refuseCredit('refuse_one_credit', failing);
+    const failuresBefore = (await metric('connect_deposit_credit_failures_total')) ?? 0;
+    const clock = new ManualClock();
+    const watcher = watcherFor(chain.t, chain.ethereum, { clock });
+
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await watcher.tick()).toBe(1);
+    const ofHash = async (hash: string) => (await transactionsOf(tenant.key)).filter((tx) => tx.tx_hash === hash);
+    expect(await ofHash(other)).toMatchObject([{ status: 'confirmed' }]);
+    const [pending] = await ofHash(failing);
+    expect(pending).toMatchObject({ status: 'pending', amount: '2' });
+    expect(await usdcBalance(address.id)).toBe('3');
+    const [first, ...none] = await quarantined();
+    expect(none).toEqual([]);
+    expect(first).toMatchObject({ transaction_id: pending!.id, tx_hash: failing, amount: '2', credit_attempts: 1, quarantined_at: clock.now().toISOString() });
+    expect(first!.last_error).toContain('refuse_one_credit');
+    expect(Date.parse(first!.next_attempt_at)).toBe(clock.now().getTime() + 30_000);
+    expect(await metric('connect_deposits_quarantined')).toBe(1);
+    expect(await metric('connect_deposit_credit_failures_total')).toBe(failuresBefore + 1);
+
+    // The operator CLI shows the same list, through the same operator API call.
+    let printed = '';
+    const io = { stdout: { write: (text: string) => (printed += text) }, stderr: { write: () => true } };
+    const database = async () => ({ ...chain.t.db, close: async () => {} });
+    expect(await runCli(['deposits', 'quarantined', '--network', 'ethereum'], io, database, { CONNECT_DATA_DIR: '/nonexistent-cli-data-dir' })).toBe(0);
+    expect(JSON.parse(printed)).toMatchObject({ data: [first], has_more: false });
+
+    // The cursor went on; a later deposit is credited while the quarantined one waits for its retry.
+    const later = await chain.anvil.sendToken(chain.ethereum.usdc, address.address, '4');
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await watcher.tick()).toBe(1);
+    expect(await ofHash(later)).toMatchObject([{ status: 'confirmed' }]);
+    expect((await quarantined())[0]!.credit_attempts).toBe(1);
+
+    // Its retry, while the cause is still there, fails again and waits twice as long.
+    untilRetry(clock, first!);
+    expect(await watcher.tick()).toBe(0);
+    const [second] = await quarantined();
+    expect(second).toMatchObject({ credit_attempts: 2, quarantined_at: first!.quarantined_at });
+    expect(Date.parse(second!.next_attempt_at)).toBe(clock.now().getTime() + 60_000);
+
+    await chain.t.db.query('ALTER TABLE transactions DROP CONSTRAINT refuse_one_credit');
+    untilRetry(clock, second!);
+    expect(await watcher.tick()).toBe(1);
+    expect(await watcher.tick()).toBe(0);
+    expect(await quarantined()).toEqual([]);
+    expect(await metric('connect_deposits_quarantined')).toBeUndefined();
+    expect(await ofHash(failing)).toMatchObject([{ status: 'confirmed', amount: '2' }]);
+    expect(await usdcBalance(address.id)).toBe('9');
+    expect(await countRows(chain.t, 'SELECT 1 FROM ledger_transfers WHERE cause LIKE $1', [`%${failing}%`])).toBe(1);
+    expect(await countRows(chain.t, "SELECT 1 FROM events WHERE related_to = $1 AND type = 'address.deposit.received'", [address.id])).toBe(3);
+    expect((await verifyLedger(chain.t.db)).ok).toBe(true);
+  });
+
+  it("a quarantined deposit's last error never carries a URL (an RPC URL holds its provider's key)", async () => {
+    const address = await createAddress(chain.t, chain.live.key, { asset: 'ETH', network: 'ethereum' });
+    const hash = await chain.anvil.sendEth(address.address, '0.1');
+    const url = 'https://eth-mainnet.example/v2/SECRET-API-KEY';
+    await refuseCredit(`refused by ${url}`, hash);
+    const clock = new ManualClock();
+    const watcher = watcherFor(chain.t, chain.ethereum, { clock });
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await watcher.tick()).toBe(0);
+    const [deposit] = await quarantined();
+    expect(deposit!.last_error).toContain('violates check constraint');
+    expect(deposit!.last_error).not.toContain('SECRET-API-KEY');
+    expect(deposit!.last_error).not.toContain('https:');
+
+    await chain.t.db.query(`ALTER TABLE transactions DROP CONSTRAINT "refused by ${url}"`);
+    untilRetry(clock, deposit!);
+    expect(await watcher.tick()).toBe(1);
   });
 });

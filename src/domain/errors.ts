@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'internal_error',
   'not_yet_available',
   'provider_unavailable',
+  'service_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -7,6 +7,7 @@ import { LOG_REDACTIONS } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
+import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
@@ -24,6 +25,7 @@ import { unavailableRoutes } from '../routes/unavailable.js';
 import { webRoutes } from '../web/index.js';
 import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
+import { answerWhileClosing } from './closing.js';
 import type { App, AppContext } from './context.js';
 import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
 import { docsPage } from './docs-page.js';
@@ -81,6 +83,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     clientErrorHandler: clientErrorHandler(docsBaseUrl),
     frameworkErrors: frameworkErrors(docsBaseUrl),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
+    // Requests that arrive while closing are answered by answerWhileClosing, in the error envelope.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -92,6 +96,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     reply.header('x-request-id', request.id);
   });
+  answerWhileClosing(app, docsBaseUrl);
   app.addHook('preValidation', refuseUnstorableStrings);
   installErrorHandling(app, docsBaseUrl, ctx.metrics);
   installBodyDrain(app);
@@ -134,6 +139,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminWebhookRoutes(admin, ctx);
         adminMetricsRoutes(admin, ctx);
         adminLedgerRoutes(admin, ctx);
+        adminDepositRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
     );

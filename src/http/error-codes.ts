@@ -45,6 +45,7 @@ export const ERROR_HTTP: Record<ErrorCode, { status: number; type: ErrorType }> 
   internal_error: { status: 500, type: 'api_error' },
   not_yet_available: { status: 501, type: 'api_error' },
   provider_unavailable: { status: 503, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
 };
 
 export interface ErrorEnvelope {

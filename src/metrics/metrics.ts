@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { KeyMode } from '../domain/api-keys.js';
 import type { Database } from '../store/database.js';
+import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
 
 const METRIC_PREFIX = 'connect_';
@@ -42,6 +43,7 @@ export class Metrics {
   private readonly webhookAttempts: Counter<'outcome'>;
   private readonly webhookDelivery: Histogram;
   private readonly depositsCredited: Counter<'mode'>;
+  private readonly creditFailures: Counter<'network'>;
 
   constructor(db: Database) {
     const own = new Registry();
@@ -146,6 +148,23 @@ export class Metrics {
       labelNames: ['mode'],
       registers,
     });
+    this.creditFailures = new Counter({
+      name: `${METRIC_PREFIX}deposit_credit_failures_total`,
+      help: "Credits of chain deposits that failed (rolled back; the deposit is quarantined and tried again later), by network.",
+      labelNames: ['network'],
+      registers,
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}deposits_quarantined`,
+      help: 'Chain deposits whose credit failed and that are not credited yet, in the whole database, by network; absent for networks with none.',
+      labelNames: ['network'],
+      registers,
+      async collect() {
+        const rows = await quarantinedCounts(db).catch(() => []);
+        this.reset();
+        for (const row of rows) this.set({ network: row.network }, row.count);
+      },
+    });
     this.registry = Registry.merge([processMetrics(), own]);
   }
 
@@ -168,6 +187,10 @@ export class Metrics {
 
   credited(mode: KeyMode, count = 1): void {
     this.depositsCredited.inc({ mode }, count);
+  }
+
+  creditFailed(network: string): void {
+    this.creditFailures.inc({ network });
   }
 
   attempted(outcome: AttemptOutcome, eventCreatedAt: Date): void {

@@ -77,13 +77,15 @@ export interface ChainDepositRow {
   from_address: string;
   transaction_id: string;
   status: ChainDepositStatus;
+  /** Failed credits so far: above 0 while pending, the deposit is quarantined. */
+  credit_attempts: number;
 }
 
 const COLUMNS = `network, tx_hash, output_index, block_number::text AS block_number, block_hash, organization_id, mode, address_id, asset,
-  amount::text AS amount, from_address, transaction_id, status`;
+  amount::text AS amount, from_address, transaction_id, status, credit_attempts`;
 
 /** Records a transfer seen on chain as pending; answers false when it was recorded before. */
-export async function insertChainDeposit(tx: Sql, row: Omit<ChainDepositRow, 'status'>): Promise<boolean> {
+export async function insertChainDeposit(tx: Sql, row: Omit<ChainDepositRow, 'status' | 'credit_attempts'>): Promise<boolean> {
   const inserted = await tx.query(
     `INSERT INTO chain_deposits (network, tx_hash, output_index, block_number, block_hash, organization_id, mode, address_id, asset, amount, from_address, transaction_id, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending') ON CONFLICT DO NOTHING RETURNING 1`,
@@ -102,12 +104,23 @@ export async function knownChainDeposits(sql: Sql, network: string, txHashes: st
   return new Set(rows.map((r) => r.key));
 }
 
-/** Pending deposits in blocks up to `maxBlock`, oldest first. */
-export function pendingChainDeposits(sql: Sql, network: string, maxBlock: bigint): Promise<ChainDepositRow[]> {
+/** Pending deposits in blocks up to `maxBlock` that may be credited at `now` (a quarantined one once its retry is due), oldest first. */
+export function dueChainDeposits(sql: Sql, network: string, maxBlock: bigint, now: Date): Promise<ChainDepositRow[]> {
   return sql.query<ChainDepositRow>(
-    `SELECT ${COLUMNS} FROM chain_deposits WHERE network = $1 AND status = 'pending' AND block_number <= $2 ORDER BY block_number, tx_hash, output_index`,
-    [network, maxBlock.toString()],
+    `SELECT ${COLUMNS} FROM chain_deposits WHERE network = $1 AND status = 'pending' AND block_number <= $2
+       AND (next_attempt_at IS NULL OR next_attempt_at <= $3) ORDER BY block_number, tx_hash, output_index`,
+    [network, maxBlock.toString(), now],
   );
+}
+
+/** Whether the deposit is still pending: another watcher may have credited it, or a reorganization forgotten it. */
+export async function isPending(tx: Sql, row: Pick<ChainDepositRow, 'network' | 'tx_hash' | 'output_index'>): Promise<boolean> {
+  const rows = await tx.query("SELECT 1 FROM chain_deposits WHERE network = $1 AND tx_hash = $2 AND output_index = $3 AND status = 'pending'", [
+    row.network,
+    row.tx_hash,
+    row.output_index,
+  ]);
+  return rows.length === 1;
 }
 
 /** Deposits (pending or credited) in blocks from `from` up: what a reorganization at `from` takes away. */

@@ -20,7 +20,7 @@ export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatch
         async () => ({ snapshot: await ctx.prices.current(), maxAgeSeconds: config.pricesMaxAgeSeconds }),
         { network, batchBlocks: config.evm.batchBlocks, reorgWindow: config.evm.reorgWindow },
         log,
-        (count) => ctx.metrics.credited('live', count),
+        ctx.metrics,
       ),
   );
 }

@@ -3,12 +3,14 @@ import { formatUnits } from 'viem';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { Decimal } from '../domain/money.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { EvmChainReader, EvmTransfer } from '../providers/chains/evm-rpc.js';
 import { findAddress } from '../store/addresses.js';
 import * as watch from '../store/chain-watch.js';
 import type { Database, Sql } from '../store/database.js';
 import type { Tenant } from '../store/tenancy.js';
 import { insertPendingDeposit, failDeposit } from '../store/transactions.js';
+import { quarantineDeposit } from '../use-cases/deposit-quarantine.js';
 import { creditDeposit, reverseDeposit, type CreditPrices } from '../use-cases/deposits.js';
 
 export interface EvmWatcherOptions {
@@ -32,14 +34,18 @@ interface SeenDeposit {
 
 const tenantOfRow = (row: { organization_id: string; mode: Tenant['mode'] }): Tenant => ({ organizationId: row.organization_id, mode: row.mode });
 
+/** What a credit transaction found: the cursor moved means another watcher's view of the chain is newer than this tick's. */
+type CreditOutcome = 'credited' | 'already done' | 'cursor moved';
+
 /**
  * Follows one EVM network for deposits to live addresses. Each tick: the head; a reorganization check (the
  * last block read must still be on chain); the next blocks up to the batch size, with their native transfers
- * and the catalog tokens' Transfer logs to our addresses; then, in ONE transaction that first re-checks the
+ * and the catalog tokens' Transfer logs to our addresses; then, in one transaction that first re-checks the
  * cursor under its row lock (so of several watchers exactly one commits a range), the blocks, the transfers as
- * pending deposits, the cursor, and the credit of every pending deposit that has its confirmations. RPC calls
- * all happen before that transaction. A tick that fails or dies commits nothing, and the next one reads the
- * same blocks again.
+ * pending deposits and the cursor. RPC calls all happen before that transaction: a tick that fails or dies
+ * before then commits nothing, and the next one reads the same blocks again. Last, every pending deposit that
+ * has its confirmations is credited, each in a transaction of its own, so that one whose credit fails
+ * (quarantined, tried again later) holds back neither the cursor nor the others.
  */
 export class EvmWatcher {
   /** The endpoint was found to serve the catalog's chain; asked again until it does. */
@@ -53,7 +59,7 @@ export class EvmWatcher {
     private readonly creditPrices: () => Promise<CreditPrices>,
     private readonly options: EvmWatcherOptions,
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
-    private readonly onCredited: (count: number) => void = () => {},
+    private readonly metrics: Pick<Metrics, 'credited' | 'creditFailed'>,
   ) {}
 
   get network(): string {
@@ -76,18 +82,16 @@ export class EvmWatcher {
     const read = last >= cursor ? await this.read(cursor, last, known.get(cursor - 1n)) : { blocks: [], deposits: [] };
     // The chain changed while it was read: the next tick finds out how.
     if (read === null) return 0;
-    const prices = await this.creditPrices();
-    const credited = await this.db.transaction(async (tx) => {
-      if (!(await watch.claimCursor(tx, network, cursor))) return 0;
-      if (read.blocks.length > 0) {
-        await watch.recordBlocks(tx, network, read.blocks, last - BigInt(this.options.reorgWindow));
-        await this.recordSeen(tx, read.deposits);
-        await watch.moveCursor(tx, network, last + 1n);
-      }
-      return this.confirm(tx, head, prices);
+    if (read.blocks.length === 0) return this.confirm(head, cursor);
+    const recorded = await this.db.transaction(async (tx) => {
+      if (!(await watch.claimCursor(tx, network, cursor))) return false;
+      await watch.recordBlocks(tx, network, read.blocks, last - BigInt(this.options.reorgWindow));
+      await this.recordSeen(tx, read.deposits);
+      await watch.moveCursor(tx, network, last + 1n);
+      return true;
     });
-    if (credited > 0) this.onCredited(credited);
-    return credited;
+    // Another watcher committed these blocks first; it credits what they made due.
+    return recorded ? this.confirm(head, last + 1n) : 0;
   }
 
   /** A deposit address on one chain may be anybody's on another: a watcher never reads a chain it was not set up for. */
@@ -250,13 +254,46 @@ export class EvmWatcher {
     }
   }
 
-  /** Credits every pending deposit with its pair's confirmations (the including block counts as the first). */
-  private async confirm(tx: Sql, head: bigint, prices: CreditPrices): Promise<number> {
+  /**
+   * Credits every pending deposit with its pair's confirmations (the including block counts as the first) whose
+   * credit is due, oldest first, each in its own transaction. A credit that throws quarantines its deposit, and
+   * the next one is credited all the same.
+   */
+  private async confirm(head: bigint, cursor: bigint): Promise<number> {
     const { network } = this.options;
+    const due = (await watch.dueChainDeposits(this.db, network, head, this.clock.now())).filter(
+      (deposit) => head - BigInt(deposit.block_number) + 1n >= BigInt(this.catalog.pair(deposit.asset, network)!.confirmations_required),
+    );
+    // Prices may be an outside call: asked for only when something is to be credited.
+    if (due.length === 0) return 0;
+    const prices = await this.creditPrices();
     let credited = 0;
-    for (const deposit of await watch.pendingChainDeposits(tx, network, head)) {
-      const required = BigInt(this.catalog.pair(deposit.asset, network)!.confirmations_required);
-      if (head - BigInt(deposit.block_number) + 1n < required) continue;
+    for (const deposit of due) {
+      let outcome: CreditOutcome;
+      try {
+        outcome = await this.credit(deposit, cursor, prices);
+      } catch (error) {
+        await this.quarantine(deposit, error);
+        continue;
+      }
+      if (outcome === 'cursor moved') break;
+      if (outcome === 'credited') {
+        credited++;
+        this.metrics.credited(deposit.mode);
+      }
+    }
+    return credited;
+  }
+
+  /**
+   * One deposit's credit. Its transaction re-checks the cursor under its lock, like the one that recorded the
+   * blocks: a reorganization another watcher found since then (the cursor moved back) is never credited through.
+   */
+  private credit(deposit: watch.ChainDepositRow, cursor: bigint, prices: CreditPrices): Promise<CreditOutcome> {
+    const { network } = this.options;
+    return this.db.transaction(async (tx) => {
+      if (!(await watch.claimCursor(tx, network, cursor))) return 'cursor moved';
+      if (!(await watch.isPending(tx, deposit))) return 'already done';
       const result = await creditDeposit(
         tx,
         tenantOfRow(deposit),
@@ -265,8 +302,26 @@ export class EvmWatcher {
         prices,
       );
       await watch.setChainDepositStatus(tx, deposit, 'credited');
-      if (!result.duplicate) credited++;
-    }
-    return credited;
+      return result.duplicate ? 'already done' : 'credited';
+    });
+  }
+
+  private async quarantine(deposit: watch.ChainDepositRow, error: unknown): Promise<void> {
+    const { network } = this.options;
+    const failure = await quarantineDeposit(this.db, deposit, error, this.clock.now());
+    this.metrics.creditFailed(network);
+    this.log.error(
+      {
+        network,
+        txHash: deposit.tx_hash,
+        outputIndex: deposit.output_index,
+        organizationId: deposit.organization_id,
+        transactionId: deposit.transaction_id,
+        attempts: failure.attempts,
+        nextAttemptAt: failure.nextAttemptAt.toISOString(),
+        reason: failure.reason,
+      },
+      'chain watcher: a deposit could not be credited; it is quarantined and tried again at nextAttemptAt, the others are credited (GET /admin/v1/deposits/quarantined)',
+    );
   }
 }

@@ -6,7 +6,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { Catalog } from '../../../src/domain/catalog.js';
-import { systemClock } from '../../../src/domain/clock.js';
+import { systemClock, type Clock } from '../../../src/domain/clock.js';
 import { rpcChainReader, type EvmChainReader } from '../../../src/providers/chains/evm-rpc.js';
 import type { Database } from '../../../src/store/database.js';
 import { EvmWatcher } from '../../../src/workers/evm-watcher.js';
@@ -87,16 +87,24 @@ export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['
 /** A logger for workers and sweeps whose warnings a test does not look at. */
 export const quiet = { warn: () => {}, error: () => {} };
 
-/** A watcher as the worker builds one; `chain` and `db` replace the real ones to simulate failures. */
-export function watcherFor(t: TestApp, network: WatchedNetwork, options: { chain?: EvmChainReader; db?: Database; batchBlocks?: number } = {}): EvmWatcher {
+/**
+ * A watcher as the worker builds one, counting in the app's metrics; `chain` and `db` replace the real ones to
+ * simulate failures, `clock` moves a quarantined deposit's retry within reach.
+ */
+export function watcherFor(
+  t: TestApp,
+  network: WatchedNetwork,
+  options: { chain?: EvmChainReader; db?: Database; batchBlocks?: number; clock?: Clock } = {},
+): EvmWatcher {
   return new EvmWatcher(
     options.db ?? t.db,
     options.chain ?? rpcChainReader(network.anvil.url),
     t.ctx.catalog,
-    systemClock,
+    options.clock ?? systemClock,
     async () => ({ snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds }),
     { network: network.network, batchBlocks: options.batchBlocks ?? 50, reorgWindow: 64 },
     quiet,
+    t.ctx.metrics,
   );
 }
 
