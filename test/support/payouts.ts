@@ -10,6 +10,8 @@ export type PayoutObject = Static<typeof Payout>;
 
 /** A valid Solana address, where USDC payouts of these helpers go. */
 export const SOLANA_DESTINATION = 'So11111111111111111111111111111111111111112';
+/** A valid EVM address (EIP-55 checksummed). */
+export const EVM_DESTINATION = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
 /** A USDC quote to SOLANA_DESTINATION (`body` adds or overrides fields), which must be issued. */
 export async function quotePayout(t: TestApp, key: string, body: Record<string, unknown>): Promise<QuoteObject> {
