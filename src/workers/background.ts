@@ -52,7 +52,7 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
   const stopSweeps = [
     runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), log),
     runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), log),
-    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), log),
+    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(log), log),
     runPeriodically('live payout resume', 30, () => ctx.payouts.resumeLive(), log),
     runPeriodically('live payout tracking', config.evm.pollSeconds, () => ctx.payouts.trackLive(log), log),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
