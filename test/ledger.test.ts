@@ -1,13 +1,10 @@
-import fs from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { TREASURY_SHARDS } from '../src/domain/ledger.js';
-import { migrate } from '../src/store/migrate.js';
 import { creditFromWorld } from '../src/store/ledger.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
-import { onPostgres, openTestDatabase } from './support/database.js';
+import { onPostgres } from './support/database.js';
 import { accountsOf, createAddress, createIntent, createTenant, simulate, simulateAddress } from './support/partner.js';
 
 let t: TestApp;
@@ -132,78 +129,6 @@ describe('npx connect-payments ledger verify', () => {
       expect(report.unbalancedTransfers).toEqual([]);
     } finally {
       await t.db.query('UPDATE ledger_accounts SET balance = balance - 0.000001 WHERE id = $1', [account!.id]);
-    }
-  });
-});
-
-describe('migration from the one-sided ledger (before 004)', () => {
-  it('carries every balance and deposit of the previous version into transfers that verify', async () => {
-    const fresh = await openTestDatabase({ migrated: false });
-    try {
-      const db = fresh.db;
-      const dir = new URL('../src/store/migrations/', import.meta.url);
-      const previous = fs.readdirSync(dir).filter((f) => f.endsWith('.sql') && f < '004').sort();
-      await db.query('CREATE TABLE schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-      for (const file of previous) {
-        await db.exec(fs.readFileSync(new URL(file, dir), 'utf8'));
-        await db.query('INSERT INTO schema_migrations (id) VALUES ($1)', [file]);
-      }
-      // The previous version's rows: an organization with a treasury and a profile balance, three deposits.
-      const org = randomUUID();
-      const profile = randomUUID();
-      const treasury = randomUUID();
-      const user = randomUUID();
-      await db.query(`INSERT INTO organizations (id, name, status, settings) VALUES ($1, 'Old', 'active', '{"intent_ttl_seconds":3600,"disabled_pairs":[]}')`, [org]);
-      await db.query(`INSERT INTO profiles (id, organization_id, mode, external_ref) VALUES ($1, $2, 'test', 'old-user')`, [profile, org]);
-      await db.query(
-        `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance) VALUES
-         ($1, $3, 'test', NULL, 'USDC', 'solana', 7.5), ($2, $3, 'test', $4, 'ETH', 'base', 0.25)`,
-        [treasury, user, org, profile],
-      );
-      const deposits = [
-        [treasury, null, 'USDC', 'solana', '5', 'hash-1'],
-        [treasury, null, 'USDC', 'solana', '2.5', 'hash-2'],
-        [user, profile, 'ETH', 'base', '0.25', 'hash-3'],
-      ] as const;
-      for (const [account, profileId, asset, network, amount, hash] of deposits) {
-        const id = randomUUID();
-        await db.query(
-          `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount, tx_hash, output_index, completed_at)
-           VALUES ($1, $2, 'test', $3, $4, 'deposit', 'confirmed', $5, $6, $7, $8, 0, now())`,
-          [id, org, profileId, profileId ? 'old-user' : null, asset, network, amount, hash],
-        );
-        await db.query('INSERT INTO ledger_entries (account_id, transaction_id, amount) VALUES ($1, $2, $3)', [account, id, amount]);
-      }
-
-      expect(await migrate(db)).toEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.sql') && f >= '004').sort());
-
-      const balances = await db.query<{ profile_id: string | null; asset: string; kind: string; balance: string }>(
-        `SELECT profile_id, asset, kind, sum(balance)::text AS balance FROM ledger_accounts WHERE organization_id = $1
-         GROUP BY profile_id, asset, kind ORDER BY kind, asset`,
-        [org],
-      );
-      expect(balances).toEqual([
-        { profile_id: profile, asset: 'ETH', kind: 'available', balance: '0.25' },
-        { profile_id: null, asset: 'USDC', kind: 'available', balance: '7.5' },
-        { profile_id: null, asset: 'ETH', kind: 'world', balance: '0' },
-        { profile_id: null, asset: 'USDC', kind: 'world', balance: '0' },
-      ]);
-      const causes = await db.query<{ cause: string; postings: number }>(
-        `SELECT tr.cause, count(p.id)::int AS postings FROM ledger_transfers tr JOIN ledger_postings p ON p.transfer_id = tr.id
-         WHERE tr.organization_id = $1 GROUP BY tr.cause ORDER BY tr.cause`,
-        [org],
-      );
-      expect(causes).toEqual([
-        { cause: 'deposit:base:hash-3:0', postings: 2 },
-        { cause: 'deposit:solana:hash-1:0', postings: 2 },
-        { cause: 'deposit:solana:hash-2:0', postings: 2 },
-      ]);
-      const report = await verifyLedger(db);
-      expect(report).toMatchObject({ ok: true, transfers: 3, postings: 6 });
-      const [table] = await db.query<{ name: string | null }>("SELECT to_regclass('ledger_entries')::text AS name");
-      expect(table!.name).toBeNull();
-    } finally {
-      await fresh.close();
     }
   });
 });

@@ -169,6 +169,17 @@ describe('database', () => {
     expect(transactions).toBe(0);
   });
 
+  it('a transaction attempt aborted for a deadlock counts one conflict, and the transaction runs again', async () => {
+    let attempts = 0;
+    const grew = await growth('connect_db_transaction_conflicts_total', {}, () =>
+      t.db.transaction(async (tx) => {
+        attempts++;
+        if (attempts === 1) await tx.exec("DO $$ BEGIN RAISE EXCEPTION 'deadlock (test)' USING ERRCODE = '40P01'; END $$");
+      }),
+    );
+    expect({ grew, attempts }).toEqual({ grew: 1, attempts: 2 });
+  });
+
   it.runIf(onPostgres)('pool gauges report connections in use, idle and waiting', async () => {
     const samples = await scrape();
     const state = (name: string) => valueOf(samples, 'connect_db_pool_connections', { state: name });

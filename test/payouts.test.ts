@@ -6,6 +6,7 @@ import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { Decimal } from '../src/domain/money.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
+import type { SweepLog } from '../src/use-cases/payouts.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { onPostgres } from './support/database.js';
@@ -82,6 +83,12 @@ async function payout(key: string, quoteId: string): Promise<PayoutObject> {
   expect(res.statusCode, res.body).toBe(201);
   return json<PayoutObject>(res);
 }
+
+/** A sweep log for sweeps that must not fail: anything it is told fails the test. */
+const mustNotLog: SweepLog = {
+  warn: (details, message) => expect.fail(`${message} ${JSON.stringify(details)}`),
+  error: (details, message) => expect.fail(`${message} ${JSON.stringify(details)}`),
+};
 
 const simulateOutcome = (key: string, id: string, outcome: string) => t.call(key, 'POST', `/test/payouts/${id}/simulate`, { body: { outcome } });
 
@@ -283,13 +290,13 @@ describe('payout lifecycle', () => {
   it('in sandbox the payout moves by itself: processing, then completed once its delivery time has come', async () => {
     const tenant = await fundedTenant('100');
     const p = await payout(tenant.key, (await quote(tenant.key, { amount: '10' })).quote_id);
-    await t.ctx.payouts.advanceSandbox();
+    await t.ctx.payouts.advanceSandbox(mustNotLog);
     expect(json<PayoutObject>(await t.call(tenant.key, 'GET', `/payouts/${p.id}`)).status).toBe('processing');
     clock.advance(Date.parse(p.estimated_delivery_at) - clock.now().getTime() - 1);
-    await t.ctx.payouts.advanceSandbox();
+    await t.ctx.payouts.advanceSandbox(mustNotLog);
     expect(json<PayoutObject>(await t.call(tenant.key, 'GET', `/payouts/${p.id}`)).status).toBe('processing');
     clock.advance(1);
-    await t.ctx.payouts.advanceSandbox();
+    await t.ctx.payouts.advanceSandbox(mustNotLog);
     expect(json<PayoutObject>(await t.call(tenant.key, 'GET', `/payouts/${p.id}`)).status).toBe('completed');
   });
 

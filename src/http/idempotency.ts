@@ -131,10 +131,10 @@ export class Idempotency {
   private async execute(reply: FastifyReply, scope: IdempotencyScope, hash: string, operation: Operation): Promise<Outcome> {
     try {
       const write = await operation();
-      let afterCommit: OperationResult['afterCommit'] = null;
-      const outcome = await this.db.transaction(async (tx) => {
+      // The work after commit comes out with the outcome: a body run again after a conflict keeps nothing of its first run.
+      const { outcome, afterCommit } = await this.db.transaction(async (tx): Promise<{ outcome: Outcome; afterCommit: OperationResult['afterCommit'] }> => {
         const held = await claimIdempotencyKey(tx, scope, hash, IDEMPOTENCY_TTL_SECONDS);
-        if (held) return replay(held, hash);
+        if (held) return { outcome: replay(held, hash), afterCommit: null };
         let result: OperationResult;
         try {
           result = await write(tx);
@@ -143,11 +143,9 @@ export class Idempotency {
         }
         const body = reply.code(result.status).serialize(result.body) as string;
         await storeIdempotentResponse(tx, scope, result.status, body);
-        afterCommit = result.afterCommit ?? null;
-        return { replayed: false, status: result.status, body };
+        return { outcome: { replayed: false, status: result.status, body }, afterCommit: result.afterCommit };
       });
-      const work = afterCommit as OperationResult['afterCommit'];
-      if (work) void work(reply.log).catch((err: unknown) => reply.log.error({ err }, 'work after commit failed; a worker resumes it'));
+      if (afterCommit) void afterCommit(reply.log).catch((err: unknown) => reply.log.error({ err }, 'work after commit failed; a worker resumes it'));
       return outcome;
     } catch (error) {
       if (error instanceof StorableFailure) return this.storeFailure(scope, hash, error.failure);

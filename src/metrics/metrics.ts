@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { KeyMode } from '../domain/api-keys.js';
-import type { Database } from '../store/database.js';
+import { TRANSACTION_ATTEMPTS, type Database } from '../store/database.js';
 import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
 
@@ -79,6 +79,17 @@ export class Metrics {
         this.set({ state: 'in_use' }, pool.total - pool.idle);
         this.set({ state: 'idle' }, pool.idle);
         this.set({ state: 'waiting' }, pool.waiting);
+      },
+    });
+    let conflictsCounted = 0;
+    new Counter({
+      name: `${METRIC_PREFIX}db_transaction_conflicts_total`,
+      help: `Transaction attempts the database aborted for a deadlock or a serialization failure; each runs again, up to ${TRANSACTION_ATTEMPTS} attempts in all.`,
+      registers,
+      collect() {
+        const conflicts = db.conflicts();
+        this.inc(conflicts - conflictsCounted);
+        conflictsCounted = conflicts;
       },
     });
     this.idempotencyReplays = new Counter({

@@ -16,8 +16,15 @@ export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** The pool's state now, for metrics; absent where there is no pool (PGlite runs one session in-process). */
   connections?(): PoolState;
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. A transaction the
+   * database aborts for a conflict with others (`isConflict`) runs again, `work` from the start, up to
+   * TRANSACTION_ATTEMPTS times in all; so `work` must not reach outside the database (a provider call, a
+   * webhook): such work runs after the commit.
+   */
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /** How many transaction attempts the database aborted for a conflict since it was opened (for metrics). */
+  conflicts(): number;
   /**
    * Calls `onNotify` with the payload of every NOTIFY on `channel` until the returned function is called.
    * Notifications sent while the listening connection is down are lost: `onStatus(false)` says it was lost,
@@ -25,4 +32,31 @@ export interface Database extends Sql {
    */
   listen(channel: string, onNotify: (payload: string) => void, onStatus?: (listening: boolean) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** How many times a transaction runs before its conflict is given up on (and answered as an error). */
+export const TRANSACTION_ATTEMPTS = 5;
+
+/**
+ * A deadlock (40P01) or a serialization failure (40001): PostgreSQL rolled the transaction back because of what
+ * others were doing at the same time, and the same transaction run again may well succeed.
+ */
+export function isConflict(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && (error.code === '40P01' || error.code === '40001');
+}
+
+/**
+ * Runs `attempt`, one whole transaction from BEGIN to COMMIT, again while it fails with a conflict; `onConflict`
+ * hears of each conflict.
+ */
+export async function retryConflicts<T>(attempt: () => Promise<T>, onConflict: () => void): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      onConflict();
+      if (attempts >= TRANSACTION_ATTEMPTS) throw error;
+    }
+  }
 }

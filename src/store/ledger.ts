@@ -4,6 +4,13 @@ import { Decimal } from '../domain/money.js';
 import type { Sql } from './database.js';
 import type { Tenant } from './tenancy.js';
 
+/*
+ * Lock order. A transaction that writes several accounts locks them as: the owner's available shards (by shard),
+ * its reserved account, the tenant's world account (waited on only while its first insert is uncommitted), the
+ * tenant's fees account. Every function here keeps to it, so no two transactions wait on each other in a cycle
+ * (docs/architecture.md, "Ledger lock order").
+ */
+
 export interface WorldCredit {
   /** Unique per tenant: a second transfer with the same cause is refused (null is answered). */
   cause: string;
@@ -19,7 +26,8 @@ export interface WorldCredit {
 /**
  * Money arriving from outside (a deposit): one transfer, world → the owner's available account, in one
  * statement. The owner's account is upserted on a shard (random for a treasury), which locks only that shard;
- * the world account is inserted if missing and otherwise not touched, so it is never a hot row. Answers the
+ * the world account is inserted if missing and otherwise not touched, so it is never a hot row (its insert, a
+ * CTE the statement does not read, runs last: after the shard, as the lock order wants). Answers the
  * transfer id, or null when the cause was already posted (nothing changes then).
  */
 export async function creditFromWorld(tx: Sql, tenant: Tenant, credit: WorldCredit): Promise<string | null> {
@@ -247,11 +255,15 @@ export async function returnToWorld(tx: Sql, tenant: Tenant, owner: Owner, amoun
   return { unrecovered: amount.minus(taken) };
 }
 
-/** Reserved → available: a payout that failed gives its funds back. */
+/**
+ * Reserved → available: a payout that failed gives its funds back. The available shard is credited first, then
+ * the reserved account debited: the lock order, which an execution on the same owner keeps too (debiting first
+ * deadlocked with it).
+ */
 export async function releaseFunds(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<void> {
+  const to = await credit(tx, tenant, owner, 'available', 0, amount);
   const from = await debitReserved(tx, tenant, owner, amount);
   const transferId = await insertTransfer(tx, tenant, meta);
-  const to = await credit(tx, tenant, owner, 'available', 0, amount);
   await insertPostings(tx, transferId, owner.asset, [
     { accountId: from, amount: amount.negated() },
     { accountId: to, amount },

@@ -176,14 +176,23 @@ export function listPayouts(sql: Sql, tenant: Tenant, filters: PayoutFilters, pa
 
 /**
  * Sandbox payouts the progress sweep has work for, of every tenant, locked (other sweepers skip them): pending
- * ones (to move on to processing) and open ones whose delivery time has come (to complete).
+ * ones (to move on to processing) and open ones whose delivery time has come (to complete), but for `skip`.
  */
-export function claimOpenSandboxPayouts(tx: Sql, now: Date, limit: number): Promise<PayoutRow[]> {
+export function claimOpenSandboxPayouts(tx: Sql, now: Date, limit: number, skip: readonly string[]): Promise<PayoutRow[]> {
   return tx.query<PayoutRow>(
     `SELECT ${PAYOUT_COLUMNS} FROM payouts
-     WHERE mode = 'test' AND (status = 'pending' OR (status = 'processing' AND estimated_delivery_at <= $1))
+     WHERE mode = 'test' AND (status = 'pending' OR (status = 'processing' AND estimated_delivery_at <= $1)) AND id <> ALL($3::uuid[])
      ORDER BY estimated_delivery_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    [now, limit],
+    [now, limit, skip],
+  );
+}
+
+/** Puts an open sandbox payout's delivery back to `until`: the sweep orders by it, and completes it no sooner. */
+export async function postponeSandboxPayout(sql: Sql, tenant: Tenant, id: string, until: Date, now: Date): Promise<void> {
+  await sql.query(
+    `UPDATE payouts SET estimated_delivery_at = greatest(estimated_delivery_at, $4), updated_at = $5
+     WHERE id = $1 AND organization_id = $2 AND mode = $3 AND status IN ('pending', 'processing')`,
+    [id, tenant.organizationId, tenant.mode, until, now],
   );
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { isAlive } from '../operator-files.js';
-import type { Database, Sql } from './database.js';
+import { retryConflicts, type Database, type Sql } from './database.js';
 
 /**
  * PGlite does not stop a second process from opening the same data directory, and two writers corrupt
@@ -40,6 +40,7 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     release();
     throw error;
   }
+  let conflicts = 0;
   const query = async <Row>(tx: Pick<PGlite, 'query'>, text: string, params?: readonly unknown[]) =>
     (await tx.query<Row>(text, params as unknown[] | undefined)).rows;
   return {
@@ -47,9 +48,13 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     query: (text, params) => query(db, text, params),
     exec: async (script) => void (await db.exec(script)),
     transaction: <T>(work: (tx: Sql) => Promise<T>) =>
-      db.transaction((tx) =>
-        work({ query: (text, params) => query(tx, text, params), exec: async (script) => void (await tx.exec(script)) }),
+      retryConflicts(() =>
+        db.transaction((tx) =>
+          work({ query: (text, params) => query(tx, text, params), exec: async (script) => void (await tx.exec(script)) }),
+        ),
+        () => conflicts++,
       ),
+    conflicts: () => conflicts,
     // One process, no connection to lose: onStatus is never called.
     async listen(channel, onNotify) {
       const unlisten = await db.listen(channel, (payload) => onNotify(payload));

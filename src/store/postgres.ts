@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Database, Sql } from './database.js';
+import { retryConflicts, type Database, type Sql } from './database.js';
 
 /**
  * Every statement runs as a named prepared statement: the name is derived from the text, so the same
@@ -88,29 +88,32 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
   });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
+  let conflicts = 0;
   return {
     kind: 'postgres',
     pool,
     connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     query: (text, params) => run(pool, text, params),
     exec: async (script) => void (await pool.query(script)),
-    async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work({
-          query: (text, params) => run(client, text, params),
-          exec: async (script) => void (await client.query(script)),
-        });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+    transaction: <T>(work: (tx: Sql) => Promise<T>) =>
+      retryConflicts(async (): Promise<T> => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const result = await work({
+            query: (text, params) => run(client, text, params),
+            exec: async (script) => void (await client.query(script)),
+          });
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        } finally {
+          client.release();
+        }
+      }, () => conflicts++),
+    conflicts: () => conflicts,
     listen: (channel, onNotify, onStatus) => listenOn(options, channel, onNotify, onStatus),
     close: () => pool.end(),
   };

@@ -58,6 +58,9 @@ export interface QuoteView {
   insufficientFunds: { needed: Decimal; networkWithLowestTopUpFee: string } | null;
 }
 
+/** How far the sandbox sweep puts back the delivery of a payout it failed to move. */
+const SANDBOX_RETRY_SECONDS = 60;
+
 /** What to do once the payout's transaction has committed (a live payout goes to the custody provider). */
 export type AfterCommit = ((log: SweepLog) => Promise<void>) | null;
 
@@ -466,21 +469,43 @@ export class Payouts {
    * One sweep of the sandbox's own progress: open payouts move to processing, and those whose delivery time
    * has come complete. One transaction per payout, so a sweep never holds an owner's reserved funds locked
    * for long (executions credit them); rows are claimed with SKIP LOCKED, so instances sweep side by side.
+   * A payout that fails to move is logged and skipped, so it does not hold up everybody else's, and its delivery
+   * is put back a minute, so it is not the first one tried at every sweep. Answers how many moves were made.
    */
-  async advanceSandbox(limit = 200): Promise<number> {
+  async advanceSandbox(log: SweepLog, limit = 200): Promise<number> {
     const now = this.clock.now();
+    const skipped: string[] = [];
     let moved = 0;
     while (moved < limit) {
-      const found = await this.db.transaction(async (tx) => {
-        const [payout] = await store.claimOpenSandboxPayouts(tx, now, 1);
-        if (!payout) return false;
-        const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
-        if (payout.estimated_delivery_at.getTime() <= now.getTime()) await this.complete(tx, tenant, payout, this.sandboxTxHash(payout));
-        else await store.updatePayoutStatus(tx, tenant, payout.id, { status: 'processing' }, now);
-        return true;
-      });
-      if (!found) break;
-      moved++;
+      // Set by the transaction, so that a failure can name the payout it was moving.
+      const attempt: { payout?: PayoutRow } = {};
+      try {
+        const found = await this.db.transaction(async (tx) => {
+          [attempt.payout] = await store.claimOpenSandboxPayouts(tx, now, 1, skipped);
+          const payout = attempt.payout;
+          if (!payout) return false;
+          const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
+          if (payout.estimated_delivery_at.getTime() <= now.getTime()) await this.complete(tx, tenant, payout, this.sandboxTxHash(payout));
+          else await store.updatePayoutStatus(tx, tenant, payout.id, { status: 'processing' }, now);
+          return true;
+        });
+        if (!found) break;
+        moved++;
+      } catch (err) {
+        // Nothing claimed: the database itself failed, and the next sweep tries again.
+        if (!attempt.payout) throw err;
+        const { id, organization_id: organizationId, mode } = attempt.payout;
+        skipped.push(id);
+        const retryAt = new Date(now.getTime() + SANDBOX_RETRY_SECONDS * 1000);
+        const postponed = await store.postponeSandboxPayout(this.db, tenantOf({ organizationId, mode }), id, retryAt, now).then(
+          () => true,
+          () => false,
+        );
+        log.error(
+          { err, payoutId: id, organizationId },
+          `sandbox payout ${id}: could not move it on; skipped, ${postponed ? `tried again from ${retryAt.toISOString()}` : 'and it could not be put back either'}`,
+        );
+      }
     }
     return moved;
   }

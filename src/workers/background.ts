@@ -52,7 +52,7 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
   const stopSweeps = [
     runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), log),
     runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), log),
-    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(), log),
+    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(log), log),
     // One sweep per network: an endpoint that is down delays only its own network's payouts.
     ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
