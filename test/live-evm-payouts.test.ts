@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Static } from 'typebox';
-import { encodeAbiParameters, erc20Abi, keccak256, parseGwei, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex, type Transaction } from 'viem';
+import { encodeAbiParameters, erc20Abi, keccak256, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
-import { Decimal } from '../src/domain/money.js';
 import { localSigner } from '../src/providers/chains/evm-signer.js';
 import { EvmPayouts } from '../src/providers/custody/evm-payouts.js';
 import type { PayoutRequest } from '../src/providers/custody/custody-provider.js';
 import { recordSigned } from '../src/store/evm-payouts.js';
 import type { Lease } from '../src/store/payout-leases.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
-import type { TestApp, Tenant } from './support/app.js';
+import type { TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import { HOT_WALLET, HOT_WALLET_KEY, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
-import { createAddress, createTenant, eventsInOrder, json } from './support/partner.js';
-
-type Quote = Static<typeof PayoutQuote>;
-type PayoutObject = Static<typeof Payout>;
+import { freshDestination, livePayoutSteps } from './support/evm/payouts.js';
+import { eventsInOrder } from './support/partner.js';
 
 let anvil: Anvil;
 let ethereum: WatchedNetwork;
@@ -34,40 +29,8 @@ afterAll(async () => {
   await anvil?.close();
 });
 
-/** A live tenant whose treasury was credited `amount` USDC on ethereum by a real deposit. */
-async function fundedTenant(amount: string): Promise<Tenant> {
-  const tenant = await createTenant(t, { mode: 'live' });
-  const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'ethereum' });
-  await anvil.sendToken(ethereum.usdc, address.address, amount);
-  await anvil.mine(TEST_CONFIRMATIONS);
-  expect(await watcherFor(t, ethereum).tick()).toBe(1);
-  return tenant;
-}
+const { fundedTenant, pay, statusOf, reaches, tokenBalance, available, stuckPayout, restoreMining } = livePayoutSteps(() => ({ t, anvil, ethereum }));
 
-async function pay(key: string, destination: string, amount: string): Promise<PayoutObject> {
-  const quote = await t.call(key, 'POST', '/payouts/quote', {
-    body: { asset: 'USDC', amount, destination, network_hint: 'ethereum' },
-    idempotencyKey: randomUUID(),
-  });
-  expect(quote.statusCode, quote.body).toBe(201);
-  const res = await t.call(key, 'POST', '/payouts', { body: { quote_id: json<Quote>(quote).quote_id }, idempotencyKey: randomUUID() });
-  expect(res.statusCode, res.body).toBe(201);
-  return json<PayoutObject>(res);
-}
-
-const statusOf = async (key: string, id: string) => json<PayoutObject & { tx_hash: string | null }>(await t.call(key, 'GET', `/payouts/${id}`));
-/** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
-const reaches = (key: string, id: string, status: PayoutObject['status']) =>
-  expect.poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 }).toBe(status);
-const tokenBalance = (owner: string) =>
-  anvil.client.readContract({ address: ethereum.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] });
-const available = async (organizationId: string) => {
-  const [row] = await t.db.query<{ balance: string }>(
-    "SELECT coalesce(sum(balance), 0)::text AS balance FROM ledger_accounts WHERE organization_id = $1 AND mode = 'live' AND kind = 'available' AND asset = 'USDC'",
-    [organizationId],
-  );
-  return new Decimal(row!.balance).toFixed();
-};
 const lastError = async (payoutId: string) =>
   (await t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
 /** The payout's lease, taken as a sweep would: what a direct call of the provider needs to record anything. */
@@ -89,7 +52,6 @@ const requestFor = (payoutId: string, asset: string, destination: string, amount
 });
 const sender = (url: string, rebroadcastAfterSeconds: number) =>
   new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', url]]), localSigner(HOT_WALLET_KEY), { rebroadcastAfterSeconds, gapFillAfterSeconds: 60, rpcTimeoutMs: 5_000 });
-const freshDestination = () => `0x${randomUUID().replaceAll('-', '')}${'0'.repeat(8)}`;
 
 describe('live payouts on EVM from the hot wallet', () => {
   it('a payout is signed, broadcast after commit, mined, and completes at its confirmations with its hash', async () => {
@@ -202,34 +164,7 @@ describe('a live payout and the chain behind the RPC URL', () => {
 });
 
 describe('a live payout stuck unmined', () => {
-  /**
-   * A payout broadcast while blocks are mined only on demand, then stuck: the next block's base fee (given the
-   * transaction and the payout's fee cap) is above its max fee. Payouts of earlier tests are settled first.
-   */
-  async function stuckPayout(baseFeePerGas: (stuck: Transaction, cap: bigint) => bigint) {
-    await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
-    const tenant = await fundedTenant('30');
-    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
-    const destination = freshDestination();
-    await anvil.client.setAutomine(false);
-    const payout = await pay(tenant.key, destination, '10');
-    await reaches(tenant.key, payout.id, 'processing');
-    const original = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, payout.id)).tx_hash as Hex });
-    const [sent] = await t.db.query<{ fee_cap_wei: string }>('SELECT fee_cap_wei::text AS fee_cap_wei FROM evm_payout_txs WHERE payout_id = $1', [payout.id]);
-    const cap = BigInt(sent!.fee_cap_wei);
-    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: baseFeePerGas(original, cap) });
-    await anvil.mine(1);
-    await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
-    return { tenant, destination, payout, original, cap };
-  }
-
-  /** Back to mining on arrival at a base fee below any cap, for the next test. */
-  afterEach(async () => {
-    await anvil.client.setAutomine(true);
-    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('1') });
-    await anvil.mine(1);
-  });
+  afterEach(restoreMining);
 
   const currentTx = async (payoutId: string) => {
     const [row] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>(
