@@ -7,6 +7,7 @@ import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
 import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
+import { payoutCommands } from './payouts.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
 
@@ -41,7 +42,7 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, live payouts and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -76,6 +77,7 @@ export async function runCli(
   keyCommands(program, run);
   ledgerCommands(program, run);
   webhookCommands(program, run);
+  payoutCommands(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
 
