@@ -8,6 +8,7 @@ import type { TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
 import { freshDestination, livePayoutSteps } from './support/evm/payouts.js';
+import { form, signInOperator } from './support/dashboard.js';
 import { createAddress, createTenant, errorOf, eventsInOrder, json, simulateAddress, walkPages } from './support/partner.js';
 
 type Detail = Static<typeof LivePayoutDetail>;
@@ -111,10 +112,17 @@ describe('cancelling a stuck live payout', () => {
     expect((await operatorView(payout.id)).chain).toMatchObject({ tx_hash: cancellation.hash, purpose: 'cancel' });
   });
 
-  it('a payout whose own transfer is mined before its cancellation completes: the cancellation loses', async () => {
+  it('a payout cancelled from the dashboard whose own transfer is mined before its cancellation completes: the cancellation loses', async () => {
     const { tenant, destination, payout, original } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
     const [signed] = await t.db.query<{ raw: Hex }>('SELECT raw FROM evm_signed_txs WHERE tx_hash = $1', [original.hash]);
-    expect((await cancel(payout.id)).statusCode).toBe(202);
+    const page = `/admin/payouts/${payout.id}`;
+    const operator = await signInOperator(t);
+    const asked = await operator.submit(page, `${page}/cancel`);
+    expect(asked.statusCode).toBe(303);
+    expect(asked.headers.location).toBe(page);
+    const after = (await operator.get(page)).body;
+    expect(after).toMatch(/<dt>Cancel requested<\/dt><dd><time/);
+    expect(after).not.toContain('Cancel payout');
     await t.ctx.payouts.sweepLive(quiet);
     const cancellationHash = (await operatorView(payout.id)).chain!.tx_hash as Hex;
     expect(cancellationHash).not.toBe(original.hash);
@@ -209,5 +217,31 @@ describe('listing open live payouts', () => {
     const left = (await listAll('')).map((p) => p.id);
     expect(left).not.toContain(first.id);
     expect(left).not.toContain(second.id);
+  });
+});
+
+describe('the dashboard', () => {
+  it("lists open live payouts linked to their page, which shows the engine state and every transaction signed at the nonce with its fees; its Cancel form needs the session's CSRF token", async () => {
+    const { payout, original, cap } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
+    const operator = await signInOperator(t);
+    const page = `/admin/payouts/${payout.id}`;
+    const list = await operator.get('/admin/payouts');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(`href="${page}"`);
+    expect((await operator.get('/admin/overview')).body).toContain('href="/admin/payouts">Open live payouts</a>');
+
+    const shown = await operator.get(page);
+    expect(shown.statusCode).toBe(200);
+    for (const fact of [`<dt>Nonce</dt><dd>${original.nonce}</dd>`, `<dt>Fee cap (wei)</dt><dd>${cap}</dd>`, `<dt>Attempts</dt><dd>`]) expect(shown.body).toContain(fact);
+    expect(shown.body).toMatch(
+      new RegExp(`<td><code>${original.hash}</code></td><td>payout</td><td class="num">${original.maxFeePerGas}</td><td class="num">${original.maxPriorityFeePerGas}</td><td class="num">${original.gas}</td>`),
+    );
+    expect(shown.body).toContain('Cancel payout');
+
+    const { payload, headers } = form({ _csrf: 'forged' });
+    const forged = await t.app.inject({ method: 'POST', url: `${page}/cancel`, payload, headers: { ...headers, cookie: operator.cookie } });
+    expect(forged.statusCode).toBe(403);
+    expect((await operatorView(payout.id)).engine.cancel_requested_at).toBeNull();
+    expect((await operator.get('/admin/payouts/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
   });
 });
