@@ -3,6 +3,7 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
+import { isTerminal } from '../domain/payouts.js';
 import type { Database } from '../store/database.js';
 import { findPayoutNonce, type NonceRow, type TxPurpose } from '../store/evm-payouts.js';
 import { findLivePayout, listOpenLivePayouts, type LivePayoutRow, type OpenStatus } from '../store/live-payouts.js';
@@ -81,8 +82,7 @@ export class OperatorPayouts {
 
   /** A settled payout is never attempted again: whatever its lease columns still say, it has no lease and no next attempt. */
   private withLease(row: LivePayoutRow): LivePayout {
-    const open = (OPEN_STATUSES as readonly string[]).includes(row.status);
-    const nextAttemptAt = open ? row.next_attempt_at : null;
+    const nextAttemptAt = isTerminal(row.status) ? null : row.next_attempt_at;
     return { ...row, next_attempt_at: nextAttemptAt, lease_held: row.leased && nextAttemptAt !== null && nextAttemptAt > this.clock.now() };
   }
 }
