@@ -46,7 +46,7 @@ export interface LivePayoutView {
 
 /**
  * The operator's look at live payouts of every tenant, and the cancellation of a stuck one: recorded here,
- * carried out by the payout engine under the payout's lease (docs/money-out.md, "Cancelling a stuck live
+ * carried out by the payout engine under the payout's lease (docs/live-evm.md, "Cancelling a stuck live
  * payout"). Sandbox payouts have no engine state and no chain: they are not found here.
  */
 export class OperatorPayouts {
