@@ -146,6 +146,10 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
 });
 await call('GET', `${A}/ledger/verification`);
 await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
+// Live payouts need a chain: here there are none, and a sandbox payout is not one of them.
+await call('GET', `${A}/payouts`, { query: { status: 'pending,processing', network: 'ethereum', limit: '10' } });
+await call('GET', `${A}/payouts/{payout_id}`, { path: { payout_id: payout.id } });
+await call('POST', `${A}/payouts/{payout_id}/cancel`, { path: { payout_id: payout.id } });
 await call('GET', `${A}/metrics`);
 
 fs.writeFileSync(OUTPUT, `${JSON.stringify(recorded, null, 2)}\n`);

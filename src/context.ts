@@ -29,6 +29,7 @@ import { priceSourceFor } from './providers/prices/index.js';
 import type { PriceSource } from './providers/prices/price-source.js';
 import { EventLog } from './use-cases/events.js';
 import { OperatorService } from './use-cases/operator.js';
+import { OperatorPayouts } from './use-cases/operator-payouts.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
 import { DepositSimulator } from './use-cases/simulator.js';
 import { Transactions } from './use-cases/transactions.js';
@@ -114,6 +115,7 @@ export async function createContext(config: Config, database: Database, options:
     idempotency: new Idempotency(db, config.docsBaseUrl, metrics),
     // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
     operator: new OperatorService(db, catalog, clock, (organizationId) => callers.forget(organizationId)),
+    operatorPayouts: new OperatorPayouts(db, catalog, clock),
     paymentIntents: new PaymentIntents(catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),

@@ -3,20 +3,30 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type OpenDatabase } from '../src/cli/run.js';
+import { custodyFor, type CustodyProvider } from '../src/providers/custody/index.js';
 import { adminTokenFile, announceServer } from '../src/operator-files.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+import { createTenant, creditDirect, insertLiveAddress, json } from './support/partner.js';
 
 /**
  * A "server" holding an embedded data directory: this test's app, listening, announced in a data directory
  * whose lock is held (by this process) and whose token file holds the app's operator token.
  */
+/** Live payouts go to a stand-in provider whose node never answers: they stay open, as a stuck one does. */
+const stuckCustody: CustodyProvider = {
+  ...custodyFor('test'),
+  payoutsEnabled: true,
+  advancePayout: async () => ({ kind: 'unknown', reason: 'the node did not answer' }),
+};
+
 let t: TestApp;
 let dataDir: string;
 let withdraw: () => void;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, undefined, { custodyFor: (mode) => (mode === 'live' ? stuckCustody : custodyFor(mode)) });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-server-'));
   fs.writeFileSync(path.join(dataDir, 'connect-payments.lock'), String(process.pid));
@@ -30,6 +40,19 @@ afterAll(async () => {
 });
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+/** A live payout its provider never got anywhere with, once that first attempt is over: open, nothing on chain. */
+async function openLivePayout(): Promise<{ id: string }> {
+  const tenant = await createTenant(t, { mode: 'live' });
+  await creditDirect(t, tenant.organizationId, { addressId: await insertLiveAddress(t, tenant.organizationId), network: 'solana', amount: '50' }, 'live');
+  const quote = await t.call(tenant.key, 'POST', '/payouts/quote', {
+    body: { asset: 'USDC', amount: '10', destination: 'So11111111111111111111111111111111111111112' },
+    idempotencyKey: randomUUID(),
+  });
+  const payout = json<{ id: string }>(await t.call(tenant.key, 'POST', '/payouts', { body: { quote_id: json<{ quote_id: string }>(quote).quote_id }, idempotencyKey: randomUUID() }));
+  await expect.poll(async () => (await t.admin('GET', `/payouts/${payout.id}`)).json().engine.last_error).toBe('the node did not answer');
+  return payout;
+}
 const neverOpened: OpenDatabase = async () => Promise.reject(new Error('the database was opened'));
 const testDatabase: OpenDatabase = async () => ({ ...t.db, close: async () => {} });
 
@@ -64,6 +87,25 @@ describe('the CLI beside a server that holds the embedded database', () => {
     ]) {
       expect(await throughServer(...argv), argv.join(' ')).toEqual(await direct(...argv));
     }
+  });
+
+  it('payouts list, show and cancel print what the operator API answers, either way', async () => {
+    const payout = await openLivePayout();
+    for (const argv of [
+      ['payouts', 'list', '--network', 'solana', '--limit', '5'],
+      ['payouts', 'show', payout.id],
+      ['payouts', 'cancel', payout.id],
+      ['payouts', 'show', UNKNOWN_ID],
+      ['payouts', 'cancel', UNKNOWN_ID],
+      ['payouts', 'list', '--status', 'completed'],
+    ]) {
+      expect(await throughServer(...argv), argv.join(' ')).toEqual(await direct(...argv));
+    }
+    const shown = JSON.parse((await throughServer('payouts', 'show', payout.id)).stdout);
+    expect(shown).toEqual((await t.admin('GET', `/payouts/${payout.id}`)).json());
+    expect(shown).toMatchObject({ id: payout.id, status: 'pending', mode: 'live', engine: { cancel_requested_at: expect.any(String) }, chain: null });
+    const listed = JSON.parse((await throughServer('payouts', 'list', '--network', 'solana')).stdout);
+    expect(listed.data.map((p: { id: string }) => p.id)).toEqual([payout.id]);
   });
 
   it('without a stored token or CONNECT_ADMIN_TOKEN it says which token it needs', async () => {

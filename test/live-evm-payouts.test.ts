@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { encodeAbiParameters, erc20Abi, keccak256, parseGwei, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex, type Transaction } from 'viem';
+import { encodeAbiParameters, erc20Abi, keccak256, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localSigner } from '../src/providers/chains/evm-signer.js';
 import { EvmPayouts } from '../src/providers/custody/evm-payouts.js';
@@ -15,7 +15,7 @@ import { eventsInOrder } from './support/partner.js';
 
 
 const world = useLivePayoutWorld();
-const { fundedTenant, pay, statusOf, reaches, tokenBalance, available, lastError, freshDestination } = livePayoutKit(world);
+const { fundedTenant, pay, statusOf, reaches, tokenBalance, available, lastError, freshDestination, stuckPayout, restoreMining } = livePayoutKit(world);
 let anvil: Anvil;
 let ethereum: WatchedNetwork;
 let t: TestApp;
@@ -154,34 +154,7 @@ describe('a live payout and the chain behind the RPC URL', () => {
 });
 
 describe('a live payout stuck unmined', () => {
-  /**
-   * A payout broadcast while blocks are mined only on demand, then stuck: the next block's base fee (given the
-   * transaction and the payout's fee cap) is above its max fee. Payouts of earlier tests are settled first.
-   */
-  async function stuckPayout(baseFeePerGas: (stuck: Transaction, cap: bigint) => bigint) {
-    await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
-    const tenant = await fundedTenant('30');
-    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
-    const destination = freshDestination();
-    await anvil.client.setAutomine(false);
-    const payout = await pay(tenant.key, destination, '10');
-    await reaches(tenant.key, payout.id, 'processing');
-    const original = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, payout.id)).tx_hash as Hex });
-    const [sent] = await t.db.query<{ fee_cap_wei: string }>('SELECT fee_cap_wei::text AS fee_cap_wei FROM evm_payout_txs WHERE payout_id = $1', [payout.id]);
-    const cap = BigInt(sent!.fee_cap_wei);
-    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: baseFeePerGas(original, cap) });
-    await anvil.mine(1);
-    await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
-    return { tenant, destination, payout, original, cap };
-  }
-
-  /** Back to mining on arrival at a base fee below any cap, for the next test. */
-  afterEach(async () => {
-    await anvil.client.setAutomine(true);
-    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('1') });
-    await anvil.mine(1);
-  });
+  afterEach(restoreMining);
 
   const currentTx = async (payoutId: string) => {
     const [row] = await t.db.query<{ tx_hash: string; replaced_tx_hashes: string[] }>(

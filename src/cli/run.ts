@@ -8,6 +8,7 @@ import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
 import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
+import { payoutCommands } from './payouts.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
 
@@ -42,7 +43,7 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, live payouts and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -78,6 +79,7 @@ export async function runCli(
   ledgerCommands(program, run);
   webhookCommands(program, run);
   depositCommands(program, run);
+  payoutCommands(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
 

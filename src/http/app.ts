@@ -12,6 +12,7 @@ import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
+import { adminPayoutRoutes } from '../routes/admin/payouts.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
 import { capabilitiesRoutes } from '../routes/capabilities.js';
 import { eventRoutes } from '../routes/events.js';
@@ -140,6 +141,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminMetricsRoutes(admin, ctx);
         adminLedgerRoutes(admin, ctx);
         adminDepositRoutes(admin, ctx);
+        adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
       },
       { prefix: ADMIN_PREFIX },
     );

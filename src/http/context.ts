@@ -13,6 +13,7 @@ import type { Balances } from '../use-cases/balances.js';
 import type { Payouts } from '../use-cases/payouts.js';
 import type { EventLog } from '../use-cases/events.js';
 import type { OperatorService } from '../use-cases/operator.js';
+import type { OperatorPayouts } from '../use-cases/operator-payouts.js';
 import type { PaymentIntents } from '../use-cases/payment-intents.js';
 import type { DepositSimulator } from '../use-cases/simulator.js';
 import type { Transactions } from '../use-cases/transactions.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   callers: CallerCache;
   idempotency: Idempotency;
   operator: OperatorService;
+  /** The operator's look at live payouts, and their cancellation. */
+  operatorPayouts: OperatorPayouts;
   paymentIntents: PaymentIntents;
   addresses: Addresses;
   simulator: DepositSimulator;

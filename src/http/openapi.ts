@@ -66,7 +66,7 @@ export function partnerOpenApi(): FastifyDynamicSwaggerOptions {
   };
 }
 
-/** The operator API's document: organizations, keys, webhooks and the ledger, behind the operator token. */
+/** The operator API's document: organizations, keys, webhooks, the ledger and live payouts, behind the operator token. */
 export function adminOpenApi(): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
@@ -75,7 +75,7 @@ export function adminOpenApi(): FastifyDynamicSwaggerOptions {
         title: 'Connect Payments operator API',
         version: 'v1',
         description:
-          'For the operator of a deployment: organizations, their API keys and webhook endpoints, the ledger check. ' +
+          'For the operator of a deployment: organizations, their API keys and webhook endpoints, the ledger check, stuck live payouts. ' +
           'Authenticate with `Authorization: Bearer <operator token>` (CONNECT_ADMIN_TOKEN, or the token kept in the data directory).',
       },
       servers: [{ url: '/' }],

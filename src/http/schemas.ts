@@ -4,6 +4,7 @@ import { ERROR_CODES } from '../domain/errors.js';
 export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const Uuid = Type.String({ format: 'uuid' });
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
  * Request strings: every one has a maximum length (the OpenAPI document states it), so no input is

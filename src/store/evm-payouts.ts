@@ -1,7 +1,11 @@
 import type { Database, Sql } from './database.js';
 import { lockLeased, type Lease } from './payout-leases.js';
 
-export type TxPurpose = 'payout' | 'cancel' | 'filler';
+/** What a transaction signed at a nonce of the hot wallet is for (migration 014). */
+export const TX_PURPOSES = ['payout', 'cancel', 'filler'] as const;
+export type TxPurpose = (typeof TX_PURPOSES)[number];
+/** Where a nonce of the hot wallet stands (migration 014). */
+export const NONCE_STATUSES = ['allocated', 'signed', 'broadcast', 'released', 'filling', 'filled'] as const;
 
 export interface SignedTx {
   tx_hash: string;
@@ -14,7 +18,7 @@ export interface SignedTx {
 export interface NonceRow {
   id: string;
   nonce: string;
-  status: 'allocated' | 'signed' | 'broadcast' | 'released' | 'filling' | 'filled';
+  status: (typeof NONCE_STATUSES)[number];
   /** The current transaction (the one sent and sent again), null while nothing is signed. */
   raw: string | null;
   tx_hash: string | null;

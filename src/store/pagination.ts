@@ -1,7 +1,7 @@
 import type { Sql } from './database.js';
 import type { Tenant } from './tenancy.js';
 
-/** Newest first, resuming strictly after the (created_at, id) of the previous page's last row. */
+/** Resuming strictly after the (created_at, id) of the previous page's last row, in the list's order. */
 export interface PageRequest {
   limit: number;
   after: { createdAt: Date; id: string } | null;
@@ -41,22 +41,25 @@ export class Filter {
 
 /**
  * Keyset pagination over any table with (created_at, id): stable while rows are inserted, since a row
- * already passed keeps its position. One extra row is fetched so that `hasMore` is exact.
+ * already passed keeps its position. Newest first, unless the list is a queue read oldest first. One extra
+ * row is fetched so that `hasMore` is exact.
  */
 export async function fetchPage<Row extends { created_at: Date; id: string }>(
   sql: Sql,
   select: string,
   filter: Filter,
   page: PageRequest,
+  order: 'newest' | 'oldest' = 'newest',
 ): Promise<Page<Row>> {
+  const [direction, beyond] = order === 'newest' ? ['DESC', '<'] : ['ASC', '>'];
   const where = [...filter.conditions];
   const values = [...filter.params];
   if (page.after) {
     values.push(page.after.createdAt, page.after.id);
-    where.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
+    where.push(`(created_at, id) ${beyond} ($${values.length - 1}, $${values.length})`);
   }
   values.push(page.limit + 1);
-  const text = `${select} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`;
+  const text = `${select} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.length}`;
   const rows = await sql.query<Row>(text, values);
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }

@@ -3,10 +3,9 @@ import { toNumber } from '../../domain/money.js';
 import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
 import { Decimal } from '../../domain/money.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
-import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
+import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
 import { MAX_DESCRIPTION, MAX_METADATA_KEY, MAX_METADATA_KEYS, MAX_METADATA_VALUE } from '../../domain/payment-intents.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const MetadataValue = Type.Union([RequestText(MAX_METADATA_VALUE), Type.Number(), Type.Boolean(), Type.Null()]);
 export const Metadata = Type.Record(Type.String(), MetadataValue, {
   description: `At most ${MAX_METADATA_KEYS} keys of 1 to ${MAX_METADATA_KEY} characters; string values at most ${MAX_METADATA_VALUE} characters.`,

@@ -3,9 +3,8 @@ import { toDecimalString } from '../../domain/money.js';
 import { PAYOUT_STATUSES } from '../../domain/payouts.js';
 import type { PayoutRow, QuoteRow } from '../../store/payouts.js';
 import type { QuoteView } from '../../use-cases/payouts.js';
-import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
+import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const DecimalText = (description: string) => Type.String({ description: `${description} Decimal string.` });
 
 export const QuoteBody = Type.Object(

@@ -18,7 +18,7 @@ export function dashboardPage(ctx: PageContext, title: string, body: Fragment): 
     stylesheet: ctx.stylesheet,
     body: html`<header class="topbar">
   <a class="brand" href="${DASHBOARD}/overview">Connect Payments · operator</a>
-  <nav aria-label="Dashboard"><a href="${DASHBOARD}/overview">Overview</a> <a href="${DASHBOARD}/organizations">Organizations</a></nav>
+  <nav aria-label="Dashboard"><a href="${DASHBOARD}/overview">Overview</a> <a href="${DASHBOARD}/organizations">Organizations</a> <a href="${DASHBOARD}/payouts">Open live payouts</a></nav>
   ${actionButton(ctx, `${DASHBOARD}/sign-out`, 'Sign out', 'link')}
 </header>
 <main class="dashboard">

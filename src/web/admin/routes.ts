@@ -6,9 +6,11 @@ import type { AuthFailureLimiter } from '../../http/auth-failures.js';
 import type { App, AppContext } from '../../http/context.js';
 import { ERROR_HTTP } from '../../http/error-codes.js';
 import { dailyDepositVolume } from '../../store/volume.js';
+import { LIVE_PAYOUT_LIST } from '../../use-cases/operator-payouts.js';
 import { html } from '../html.js';
 import { pageHeaders, type StaticAssets } from '../static-assets.js';
 import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
+import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
 import { DASHBOARD, dashboardPage, signInPage, table, time, type PageContext } from './pages.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
 import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
@@ -28,7 +30,7 @@ const modeOf = (value: unknown): KeyMode => {
  * every form carries the session's CSRF token, checked before any change.
  */
 export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSessions, failures: AuthFailureLimiter, assets: StaticAssets): void {
-  const { operator, webhooks, cursors, db, clock, config } = ctx;
+  const { operator, operatorPayouts, webhooks, cursors, db, clock, config } = ctx;
   const stylesheet = assets.url('admin.css');
   const sessionOf = new WeakMap<FastifyRequest, Session>();
   const secure = (request: FastifyRequest) => request.protocol === 'https' || config.publicUrl.startsWith('https:');
@@ -142,6 +144,21 @@ ${volumeCharts(rows, days)}`,
         return send(reply, listPage(view, organization, mode, list, await list.show(ctx, view, organization, mode, request.query)));
       },
     );
+
+    signedIn.get<{ Querystring: Query }>(`${DASHBOARD}/payouts`, async (request, reply) => {
+      const page = await operatorPayouts.list({}, cursors.pageRequest(LIVE_PAYOUT_LIST, request.query));
+      return send(reply, openPayoutsPage(pageContext(request), page.rows, cursors.envelope(LIVE_PAYOUT_LIST, page, (row) => row).cursor));
+    });
+
+    signedIn.get<{ Params: { id: string } }>(`${DASHBOARD}/payouts/:id`, async (request, reply) =>
+      send(reply, payoutPage(pageContext(request), await operatorPayouts.get(request.params.id))),
+    );
+
+    // The operator API's cancel: recorded now, carried out by the payout engine at the payout's next attempt.
+    signedIn.post<{ Params: { id: string } }>(`${DASHBOARD}/payouts/:id/cancel`, async (request, reply) => {
+      await operatorPayouts.cancel(request.params.id);
+      return reply.redirect(payoutUrl(request.params.id), 303);
+    });
 
     signedIn.post<{ Params: { id: string }; Body: Form }>(`${DASHBOARD}/organizations/:id/status`, async (request, reply) => {
       const status = request.body.status as OrganizationStatus;

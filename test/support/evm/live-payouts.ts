@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
-import { erc20Abi, type Address } from 'viem';
+import { erc20Abi, parseGwei, TransactionReceiptNotFoundError, type Address, type Hex, type Transaction } from 'viem';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ContextOptions } from '../../../src/context.js';
 import { Decimal } from '../../../src/domain/money.js';
@@ -8,7 +8,7 @@ import type { Payout, PayoutQuote } from '../../../src/http/resources/payout.js'
 import type { Tenant, TestApp } from '../app.js';
 import { createAddress, createTenant, json } from '../partner.js';
 import { startAnvil, type Anvil } from './anvil.js';
-import { startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './live-app.js';
+import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './live-app.js';
 
 type Quote = Static<typeof PayoutQuote>;
 export type PayoutObject = Static<typeof Payout> & { tx_hash: string | null };
@@ -61,14 +61,47 @@ export function livePayoutKit(world: LivePayoutWorld) {
   }
 
   const statusOf = async (key: string, id: string) => json<PayoutObject>(await world.t.call(key, 'GET', `/payouts/${id}`));
+  /** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
+  const reaches = (key: string, id: string, status: PayoutObject['status']) =>
+    expect.poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 }).toBe(status);
+  const freshDestination = () => `0x${randomUUID().replaceAll('-', '')}${'0'.repeat(8)}`;
+
+  /**
+   * A payout broadcast while blocks are mined only on demand, then stuck: the next block's base fee (given the
+   * transaction and the payout's fee cap) is above its max fee. Payouts of earlier tests are settled first.
+   * `restoreMining` undoes it.
+   */
+  async function stuckPayout(baseFeePerGas: (stuck: Transaction, cap: bigint) => bigint) {
+    const { t, anvil, ethereum } = world;
+    await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.payouts.sweepLive(quiet);
+    const tenant = await fundedTenant('30');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    const destination = freshDestination();
+    await anvil.client.setAutomine(false);
+    const payout = await pay(tenant.key, destination, '10');
+    await reaches(tenant.key, payout.id, 'processing');
+    const original = await anvil.client.getTransaction({ hash: (await statusOf(tenant.key, payout.id)).tx_hash as Hex });
+    const [sent] = await t.db.query<{ fee_cap_wei: string }>('SELECT fee_cap_wei::text AS fee_cap_wei FROM evm_payout_txs WHERE payout_id = $1', [payout.id]);
+    const cap = BigInt(sent!.fee_cap_wei);
+    await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: baseFeePerGas(original, cap) });
+    await anvil.mine(1);
+    await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
+    return { tenant, destination, payout, original, cap };
+  }
 
   return {
     fundedTenant,
     pay,
     statusOf,
-    /** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
-    reaches: (key: string, id: string, status: PayoutObject['status']) =>
-      expect.poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 }).toBe(status),
+    reaches,
+    stuckPayout,
+    /** Back to mining on arrival at a base fee below any cap. */
+    restoreMining: async () => {
+      await world.anvil.client.setAutomine(true);
+      await world.anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('1') });
+      await world.anvil.mine(1);
+    },
     tokenBalance: (owner: string) =>
       world.anvil.client.readContract({ address: world.ethereum.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] }),
     /** The live USDC the organization can spend, over every network. */
@@ -81,6 +114,6 @@ export function livePayoutKit(world: LivePayoutWorld) {
     },
     lastError: async (payoutId: string) =>
       (await world.t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error,
-    freshDestination: () => `0x${randomUUID().replaceAll('-', '')}${'0'.repeat(8)}`,
+    freshDestination,
   };
 }
