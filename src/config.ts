@@ -68,7 +68,7 @@ export interface Config {
   /** The live path on EVM networks (docs/live-evm.md). */
   evm: EvmConfig;
   /** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
-  livePayouts: { leaseSeconds: number; recheckSeconds: number };
+  livePayouts: { leaseSeconds: number; recheckSeconds: number; sweepLimit: number };
 }
 
 export interface EvmConfig {
@@ -268,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     livePayouts: {
       leaseSeconds: positiveInteger('CONNECT_PAYOUT_LEASE_SECONDS', env.CONNECT_PAYOUT_LEASE_SECONDS, 120),
       recheckSeconds: integer('CONNECT_PAYOUT_RECHECK_SECONDS', env.CONNECT_PAYOUT_RECHECK_SECONDS, 5),
+      sweepLimit: positiveInteger('CONNECT_PAYOUT_SWEEP_LIMIT', env.CONNECT_PAYOUT_SWEEP_LIMIT, 100),
     },
   };
 }

@@ -125,7 +125,6 @@ export async function createContext(config: Config, database: Database, options:
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
     payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, {
       ...config.livePayouts,
-      sweepLimit: 100,
       atBoundary: options.atPayoutBoundary,
     }),
     webhooks: new Webhooks(db, events, resolve),

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../../../src/domain/clock.js';
 import { rpcChainReader, type EvmChainReader } from '../../../src/providers/chains/evm-rpc.js';
 import type { Database } from '../../../src/store/database.js';
 import { EvmWatcher } from '../../../src/workers/evm-watcher.js';
+import type { EvmConfig } from '../../../src/config.js';
 import type { ContextOptions } from '../../../src/context.js';
 import { startTestApp, type Tenant, type TestApp } from '../app.js';
 import { createTenant } from '../partner.js';
@@ -60,7 +61,12 @@ function testCatalogFile(networks: WatchedNetwork[]): string {
 }
 
 /** A test app whose live keys use the given anvil chains, as an operator configures them (docs/live-evm.md). */
-export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['testDb'], options: ContextOptions = {}): Promise<TestApp> {
+export function startLiveEvmApp(
+  networks: WatchedNetwork[],
+  existing?: TestApp['testDb'],
+  options: ContextOptions = {},
+  evm: Partial<EvmConfig> = {},
+): Promise<TestApp> {
   return startTestApp(
     {
       catalogFile: testCatalogFile(networks),
@@ -75,9 +81,10 @@ export function startLiveEvmApp(networks: WatchedNetwork[], existing?: TestApp['
         gapFillSeconds: 60,
         rpcTimeoutMs: 5_000,
         signer: { key: HOT_WALLET_KEY },
+        ...evm,
       },
       // Every sweep looks at every open payout again: tests decide when blocks are mined.
-      livePayouts: { leaseSeconds: 120, recheckSeconds: 0 },
+      livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
     },
     existing,
     options,

@@ -49,9 +49,9 @@ export function livePayoutKit(world: LivePayoutWorld) {
     return tenant;
   }
 
-  async function pay(key: string, destination: string, amount: string): Promise<PayoutObject> {
+  async function pay(key: string, destination: string, amount: string, network = 'ethereum'): Promise<PayoutObject> {
     const quote = await world.t.call(key, 'POST', '/payouts/quote', {
-      body: { asset: 'USDC', amount, destination, network_hint: 'ethereum' },
+      body: { asset: 'USDC', amount, destination, network_hint: network },
       idempotencyKey: randomUUID(),
     });
     expect(quote.statusCode, quote.body).toBe(201);
