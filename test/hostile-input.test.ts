@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { jsonShapeProblem, MAX_JSON_DEPTH } from '../src/http/json-shape.js';
+import { ADMIN_TOKEN, startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { countRows, createIntent, createTenant, errorOf, postIntent } from './support/partner.js';
 
 let t: TestApp;
@@ -258,5 +259,58 @@ describe('amounts: plain decimals that a JSON number holds exactly', () => {
     expect(res.statusCode, res.body).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'amount' });
     expect(errorOf(res).message).toContain(asset);
+  });
+});
+
+describe('body shape: nesting depth and keys given twice', () => {
+  const raw = (path: string, payload: string, key: string | null = tenant.key) =>
+    t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID(), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      payload,
+    });
+
+  it(`a body nested deeper than ${MAX_JSON_DEPTH} levels is 400 invalid_request before it is parsed, on partner, operator and sign-in routes alike`, async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    for (const [path, key] of [
+      ['/connect/v1/payment-intents', tenant.key],
+      ['/admin/v1/organizations', ADMIN_TOKEN],
+    ] as const) {
+      const res = await raw(path, deep, key);
+      expect(res.statusCode, `${path}: ${res.body}`).toBe(400);
+      expect(errorOf(res)).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) });
+    }
+    // The dashboard's sign-in takes a form; a deep JSON body is refused there too, never a 500.
+    const signIn = await raw('/admin/sign-in', deep, null);
+    expect(signIn.statusCode, signIn.body).toBeLessThan(500);
+  });
+
+  it(`nesting of exactly ${MAX_JSON_DEPTH} levels is parsed (and judged by the schema, not the depth rule)`, async () => {
+    const metadata = `${'{"a":'.repeat(MAX_JSON_DEPTH - 1)}1${'}'.repeat(MAX_JSON_DEPTH - 1)}`;
+    const res = await raw('/connect/v1/payment-intents', `{"amount":"10","currencies":["USDC"],"metadata":${metadata.slice(0, -1)}}`);
+    expect(errorOf(res).message).not.toContain('levels deep');
+  });
+
+  it('a key given twice is 400 invalid_request naming it: {"amount":"10","amount":"999"} creates nothing', async () => {
+    const before = await countRows(t, 'SELECT 1 FROM payment_intents WHERE organization_id = $1', [tenant.organizationId]);
+    const res = await raw('/connect/v1/payment-intents', '{"amount":"10","amount":"999","currencies":["USDC"]}');
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'amount', message: 'amount is given twice in the body; send each key once.' });
+    expect(await countRows(t, 'SELECT 1 FROM payment_intents WHERE organization_id = $1', [tenant.organizationId])).toBe(before);
+  });
+
+  it('a nested key given twice is named by its path, and an escaped spelling of the same key counts as the same key', async () => {
+    const nested = await raw('/connect/v1/payment-intents', '{"amount":"10","currencies":["USDC"],"metadata":{"order":"1","order":"2"}}');
+    expect(errorOf(nested)).toMatchObject({ code: 'invalid_request', param: 'metadata.order' });
+    const escaped = await raw('/connect/v1/payment-intents', '{"amount":"10","currencies":["USDC"],"\\u0061mount":"999"}');
+    expect(errorOf(escaped)).toMatchObject({ code: 'invalid_request', param: 'amount' });
+  });
+
+  it('the same key in two different objects is no duplicate', () => {
+    expect(jsonShapeProblem('[{"a":1},{"a":2}]')).toBeNull();
+    expect(jsonShapeProblem('{"a":{"b":1},"c":{"b":2}}')).toBeNull();
+    expect(jsonShapeProblem('{"a":"{\\"a\\":1}","b":"}"}')).toBeNull();
+    expect(jsonShapeProblem('{"x":[{"k":1,"k":2}]}')).toEqual({ kind: 'duplicate_key', path: 'x.0.k' });
   });
 });

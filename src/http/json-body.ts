@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { MAX_EXACT_SIGNIFICANT_DIGITS, significantDigits } from '../domain/money.js';
+import { jsonShapeProblem, MAX_JSON_DEPTH } from './json-shape.js';
+import { findPath } from './request-guards.js';
 
 /** In valid JSON, strings are skipped whole, so every other match is a number literal. */
 const TOKENS = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
@@ -16,21 +18,12 @@ function isInexact(literal: string): boolean {
 /** Where the first inexact literal sits: it is replaced by a marker string and the marker is looked for. */
 function pathOf(text: string, index: number, length: number): string | null {
   const marked = JSON.parse(`${text.slice(0, index)}"${SENTINEL}"${text.slice(index + length)}`) as unknown;
-  const search = (value: unknown, path: string[]): string[] | null => {
-    if (value === SENTINEL) return path;
-    if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
-        const found = search(child, [...path, key]);
-        if (found) return found;
-      }
-    }
-    return null;
-  };
-  return search(marked, [])?.join('.') || null;
+  return findPath(marked, (value) => value === SENTINEL)?.join('.') || null;
 }
 
 /**
- * The JSON body parser: Fastify's own (prototype-poisoning protection included), then a refusal of number
+ * The JSON body parser: nesting deeper than MAX_JSON_DEPTH refused before anything else, Fastify's own parser
+ * (prototype-poisoning protection included), a key given twice refused, then a refusal of number
  * literals that a double cannot carry exactly (more than 15 significant digits, or out of range). JSON.parse
  * would round them without a word, and an amount must never change on its way in.
  */
@@ -39,8 +32,15 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, raw, done) => {
     const text = raw.toString();
+    const shape = jsonShapeProblem(text);
+    if (shape?.kind === 'too_deep') {
+      return done(new DomainError('invalid_request', `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`, null), undefined);
+    }
     parse(request, text, (error, body) => {
       if (error) return done(error, undefined);
+      if (shape?.kind === 'duplicate_key') {
+        return done(new DomainError('invalid_request', `${shape.path} is given twice in the body; send each key once.`, shape.path), undefined);
+      }
       for (const match of text.matchAll(TOKENS)) {
         if (match[0].startsWith('"') || !isInexact(match[0])) continue;
         const param = pathOf(text, match.index, match[0].length);

@@ -5,25 +5,32 @@ import { DomainError } from '../domain/errors.js';
 // eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The dotted path of the first string (or object key) in `value` that PostgreSQL cannot store, or null. */
-export function unstorableStringPath(value: unknown, path: string[] = []): string[] | null {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorableStringPath(value[i], [...path, String(i)]);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (UNSTORABLE.test(key)) return [...path, key];
-      const found = unstorableStringPath(child, [...path, key]);
-      if (found) return found;
-    }
+/**
+ * The path of the first value (depth first, in document order) that `matches`, or of the first object key that
+ * `keyMatches`; null if none. Iterative, with each path shared by its children, so a deep value costs its size.
+ */
+export function findPath(root: unknown, matches: (value: unknown) => boolean, keyMatches: (key: string) => boolean = () => false): string[] | null {
+  type Node = { value: unknown; parent: Node | null; name: string };
+  const pathTo = (node: Node, last?: string) => {
+    const parts = last === undefined ? [] : [last];
+    for (let at: Node | null = node; at?.parent; at = at.parent) parts.push(at.name);
+    return parts.reverse();
+  };
+  const stack: Node[] = [{ value: root, parent: null, name: '' }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (matches(node.value)) return pathTo(node);
+    if (node.value === null || typeof node.value !== 'object') continue;
+    const entries = Array.isArray(node.value) ? node.value.map((child, i) => [String(i), child] as const) : Object.entries(node.value);
+    for (const [key] of entries) if (!Array.isArray(node.value) && keyMatches(key)) return pathTo(node, key);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], parent: node, name: entries[i]![0] });
   }
   return null;
 }
+
+/** The dotted path of the first string (or object key) in `value` that PostgreSQL cannot store, or null. */
+export const unstorableStringPath = (value: unknown): string[] | null =>
+  findPath(value, (v) => typeof v === 'string' && UNSTORABLE.test(v), (key) => UNSTORABLE.test(key));
 
 /**
  * One gate for every route, ahead of schema validation: a string PostgreSQL cannot hold, in the body or the
