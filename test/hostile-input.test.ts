@@ -314,3 +314,11 @@ describe('body shape: nesting depth and keys given twice', () => {
     expect(jsonShapeProblem('{"x":[{"k":1,"k":2}]}')).toEqual({ kind: 'duplicate_key', path: 'x.0.k' });
   });
 });
+
+describe('free text in a path', () => {
+  it('GET /balances/{external_ref} with a NUL in the ref is 400 invalid_request naming external_ref, never a failed query', async () => {
+    const res = await t.call(tenant.key, 'GET', '/balances/a%00b');
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'external_ref' });
+  });
+});

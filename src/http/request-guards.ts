@@ -1,9 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
+import { UNSTORABLE } from '../domain/text.js';
 
-/** NUL, or half of a UTF-16 surrogate pair: what PostgreSQL text and jsonb cannot store. */
-// eslint-disable-next-line no-control-regex -- matching NUL is the point
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The path of the first value (depth first, in document order) that `matches`, or of the first object key that

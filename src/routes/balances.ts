@@ -3,6 +3,7 @@ import type { App, AppContext } from '../http/context.js';
 import { presentTenantBalance, presentUserBalance, TenantBalance, UserBalance } from '../http/resources/balance.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
+import { checkExternalRef } from '../use-cases/payment-intents.js';
 
 const tags = ['balances'];
 
@@ -41,7 +42,7 @@ export function balanceRoutes(app: App, { db, balances }: AppContext): void {
       },
     },
     async (request) => {
-      const ref = request.params.external_ref;
+      const ref = checkExternalRef(request.params.external_ref)!;
       return presentUserBalance(ref, await balances.ofUser(db, tenantOf(request.caller!), ref));
     },
   );

@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { checkDecimals, checkExactAsNumber, Decimal, parseAmount } from '../domain/money.js';
+import { UNSTORABLE } from '../domain/text.js';
 import {
   generateRefCode,
   MAX_CURRENCIES,
@@ -42,6 +43,10 @@ export function checkExternalRef(externalRef: string | null | undefined): string
   if (externalRef === null || externalRef === undefined) return null;
   if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF) {
     throw new DomainError('invalid_request', `external_ref must be 1 to ${MAX_EXTERNAL_REF} characters.`, 'external_ref');
+  }
+  // Checked here too for a ref in the path, which the request guard leaves to each route.
+  if (UNSTORABLE.test(externalRef)) {
+    throw new DomainError('invalid_request', 'external_ref contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.', 'external_ref');
   }
   return externalRef;
 }
