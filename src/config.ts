@@ -65,6 +65,8 @@ export interface Config {
   webhookEndpointConcurrency: number;
   /** Seconds between checks for due work when no notification came (LISTEN/NOTIFY is the fast path). */
   webhookPollSeconds: number;
+  /** How long a client may take to send a request's headers and body, in milliseconds; a slower one is cut off. */
+  requestTimeoutMs: number;
   /** The live path on EVM networks (docs/live-evm.md). */
   evm: EvmConfig;
   /** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
@@ -264,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: positiveInteger('CONNECT_WEBHOOK_CONCURRENCY', env.CONNECT_WEBHOOK_CONCURRENCY, 64),
     webhookEndpointConcurrency: positiveInteger('CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY', env.CONNECT_WEBHOOK_ENDPOINT_CONCURRENCY, 16),
     webhookPollSeconds: positiveInteger('CONNECT_WEBHOOK_POLL_SECONDS', env.CONNECT_WEBHOOK_POLL_SECONDS, 5),
+    requestTimeoutMs: positiveInteger('CONNECT_REQUEST_TIMEOUT_MS', env.CONNECT_REQUEST_TIMEOUT_MS, 10_000),
     evm: evmConfig(env),
     livePayouts: {
       leaseSeconds: positiveInteger('CONNECT_PAYOUT_LEASE_SECONDS', env.CONNECT_PAYOUT_LEASE_SECONDS, 120),

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'request_too_large',
   'request_uri_too_long',
   'request_header_fields_too_large',
+  'request_timeout',
   'invalid_request',
   'catalog_invalid',
   'min_usdt_amount_requires_solana',

@@ -71,6 +71,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client that dribbles its headers or body is cut off: it cannot hold a connection (and its memory) for ever.
+    // Checked every second. Kept-alive connections stay Fastify's 72 s, above common load balancers' 60 s idle.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    http: { headersTimeout: ctx.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, ctx.config.requestTimeoutMs) },
     trustProxy: ctx.config.trustProxy,
     // Request ids are always the server's own: a client cannot make its lines look like another request's.
     requestIdHeader: false,

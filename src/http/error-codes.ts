@@ -25,6 +25,7 @@ export const ERROR_HTTP: Record<ErrorCode, { status: number; type: ErrorType }> 
   request_too_large: { status: 413, type: 'invalid_request_error' },
   request_uri_too_long: { status: 414, type: 'invalid_request_error' },
   request_header_fields_too_large: { status: 431, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
   catalog_invalid: { status: 400, type: 'invalid_request_error' },
   min_usdt_amount_requires_solana: { status: 400, type: 'invalid_request_error' },

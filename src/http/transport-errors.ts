@@ -53,6 +53,9 @@ export function installBodyDrain(app: FastifyInstance): void {
 }
 
 function parserFailure(code: string | undefined): { status: number; code: ErrorCode; message: string } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, code: 'request_timeout', message: 'The request headers and body did not all arrive in time.' };
+  }
   if (code === 'HPE_HEADER_OVERFLOW') {
     return { status: 431, code: 'request_header_fields_too_large', message: 'The request headers are larger than 16 KiB.' };
   }
