@@ -153,4 +153,15 @@ describe('changing (through the operator use cases, with the CSRF token)', () =>
     expect(res.statusCode).toBe(303);
     expect(String(res.headers['set-cookie'])).toMatch(/^connect_dashboard=; Path=\/admin; Max-Age=0;/);
   });
+
+  it('signing out ends the session on the server: a kept copy of the old cookie is sent to sign in, another session is not', async () => {
+    const session = await signInOperator(t);
+    const other = await signInOperator(t);
+    expect((await session.get('/admin/overview')).statusCode).toBe(200);
+    await session.submit('/admin/overview', '/admin/sign-out');
+    const replayed = await session.get('/admin/overview');
+    expect(replayed.statusCode).toBe(303);
+    expect(replayed.headers.location).toBe('/admin/sign-in');
+    expect((await other.get('/admin/overview')).statusCode).toBe(200);
+  });
 });

@@ -12,6 +12,7 @@ import { pageHeaders, type StaticAssets } from '../static-assets.js';
 import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
 import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
 import { DASHBOARD, dashboardPage, signInPage, table, time, type PageContext } from './pages.js';
+import { isSignedOut, recordSignOut } from '../../store/dashboard-sign-outs.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
 import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
 
@@ -68,7 +69,7 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
   app.register(async (signedIn: App) => {
     signedIn.addHook('onRequest', async (request, reply) => {
       const session = sessions.verify(cookieValue(request.headers.cookie, SESSION_COOKIE), new Date());
-      if (!session) return reply.redirect(`${DASHBOARD}/sign-in`, 303);
+      if (!session || (await isSignedOut(db, session.id))) return reply.redirect(`${DASHBOARD}/sign-in`, 303);
       sessionOf.set(request, session);
     });
     signedIn.addHook('preHandler', async (request) => {
@@ -78,6 +79,7 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
     });
 
     signedIn.post(`${DASHBOARD}/sign-out`, async (request, reply) => {
+      await recordSignOut(db, sessionOf.get(request)!, new Date());
       reply.header('set-cookie', sessionCookie('', secure(request), 0));
       return reply.redirect(`${DASHBOARD}/sign-in`, 303);
     });
