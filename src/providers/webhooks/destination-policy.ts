@@ -28,24 +28,36 @@ const RANGE_DESCRIPTIONS: Record<string, string> = {
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /**
- * Why a live delivery must not reach this address, or null when it is a public unicast one. Special-purpose
- * ranges that embed another address (6to4, Teredo, NAT64) are refused whole rather than decoded, since what they
- * lead to depends on gateways outside our view.
+ * What a sandbox endpoint may reach beyond public addresses: the developer's own machine and network (the local
+ * receiver of the README's walk-through). Link-local addresses (where clouds serve instance metadata and
+ * credentials), the unspecified, broadcast, multicast and reserved ones stay refused.
  */
-export function blockedAddressReason(ip: string): string | null {
+const SANDBOX_ALLOWED_RANGES = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
+
+/** Cloud instance-metadata services outside the link-local range (Alibaba's, AWS's IPv6 one): refused in every mode. */
+const METADATA_ADDRESSES = ['100.100.100.200', 'fd00:ec2::254'].map((ip) => ipaddr.parse(ip).toNormalizedString());
+
+/**
+ * Why a delivery in `mode` must not reach this address, or null. Live: only public unicast addresses. Sandbox:
+ * those, and loopback and private ones. Special-purpose ranges that embed another address (6to4, Teredo, NAT64)
+ * are refused whole rather than decoded, since what they lead to depends on gateways outside our view.
+ */
+export function blockedAddressReason(ip: string, mode: KeyMode = 'live'): string | null {
   if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
   // An IPv4-mapped IPv6 address reaches the IPv4 address it carries.
   const address = ipaddr.process(ip);
+  if (METADATA_ADDRESSES.includes(address.toNormalizedString())) return `${address.toString()} is a cloud instance-metadata address`;
   const range = address.range();
+  if (mode === 'test' && SANDBOX_ALLOWED_RANGES.has(range)) return null;
   if (range !== 'unicast') return `${address.toString()} is ${RANGE_DESCRIPTIONS[range] ?? `in the special-purpose range ${range}`}`;
   if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6)) return `${address.toString()} is not a global unicast address`;
   return null;
 }
 
 /** The first reason any of the addresses is refused: one bad answer is enough, as a socket may use any of them. */
-export function blockedAmong(addresses: readonly string[]): string | null {
+export function blockedAmong(addresses: readonly string[], mode: KeyMode = 'live'): string | null {
   for (const address of addresses) {
-    const reason = blockedAddressReason(address);
+    const reason = blockedAddressReason(address, mode);
     if (reason !== null) return reason;
   }
   return null;
@@ -66,7 +78,7 @@ export function schemeProblem(url: URL, mode: KeyMode): string | null {
 
 /**
  * What is wrong with an endpoint URL for mode, or null. Checked when the endpoint is configured; deliveries check
- * the addresses they connect to again, since DNS answers change. A live hostname that does not resolve (yet) is
+ * the addresses they connect to again, since DNS answers change. A hostname that does not resolve (yet) is
  * accepted for that reason.
  */
 export async function checkDestination(url: string, mode: KeyMode, resolve: Resolve): Promise<string | null> {
@@ -80,18 +92,17 @@ export async function checkDestination(url: string, mode: KeyMode, resolve: Reso
   const scheme = schemeProblem(parsed, mode);
   if (scheme !== null) return scheme;
   if (parsed.username !== '' || parsed.password !== '') return 'the URL must not contain a username or password';
-  if (mode === 'test') return null;
 
   const literal = ipLiteral(parsed);
-  if (literal !== null) return blockedAddressReason(literal);
-  if (isLocalhostName(parsed.hostname)) return `${parsed.hostname} is a local name`;
+  if (literal !== null) return blockedAddressReason(literal, mode);
+  if (isLocalhostName(parsed.hostname)) return mode === 'test' ? null : `${parsed.hostname} is a local name`;
   let addresses: string[];
   try {
     addresses = await resolve(parsed.hostname);
   } catch {
     return null;
   }
-  return blockedAmong(addresses);
+  return blockedAmong(addresses, mode);
 }
 
 /** Resolvers answer these from the machine itself whatever DNS says (RFC 6761). */

@@ -15,7 +15,7 @@ export interface HttpWebhookTransportOptions {
   userAgent?: string;
 }
 
-/** Raised inside the live agent's lookup, so the socket never opens. */
+/** Raised inside an agent's lookup, so the socket never opens. */
 class DestinationRefused extends Error {}
 
 /**
@@ -35,8 +35,8 @@ export class HttpWebhookTransport implements WebhookTransport {
     // The request's signal already bounds connecting; this only stops an abandoned attempt lingering.
     const timeout = options.timeoutMs;
     this.agents = {
-      test: new Agent({ connect: { timeout } }),
-      live: new Agent({ connect: { timeout, lookup: guardedLookup(options.resolve ?? resolveHost) } }),
+      test: new Agent({ connect: { timeout, lookup: guardedLookup(options.resolve ?? resolveHost, 'test') } }),
+      live: new Agent({ connect: { timeout, lookup: guardedLookup(options.resolve ?? resolveHost, 'live') } }),
     };
   }
 
@@ -79,10 +79,9 @@ export class HttpWebhookTransport implements WebhookTransport {
 function preflightProblem(url: URL, mode: KeyMode): string | null {
   const scheme = schemeProblem(url, mode);
   if (scheme !== null) return scheme;
-  if (mode === 'test') return null;
   // Sockets skip the lookup for IP literals, so the guarded lookup never sees them.
   const literal = ipLiteral(url);
-  const reason = literal === null ? null : blockedAddressReason(literal);
+  const reason = literal === null ? null : blockedAddressReason(literal, mode);
   return reason === null ? null : `destination refused: ${reason}`;
 }
 
@@ -90,11 +89,11 @@ function preflightProblem(url: URL, mode: KeyMode): string | null {
  * A socket lookup that answers with `resolve`'s addresses only when none of them is blocked. Sockets ask for all
  * addresses (`all: true`) when they race IPv4 and IPv6, and for one otherwise; both shapes are answered.
  */
-function guardedLookup(resolve: Resolve): LookupFunction {
+function guardedLookup(resolve: Resolve, mode: KeyMode): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (resolved) => {
-        const reason = blockedAmong(resolved);
+        const reason = blockedAmong(resolved, mode);
         if (reason !== null) return callback(new DestinationRefused(reason), '');
         const addresses = resolved
           .map((address) => ({ address, family: isIP(address) }))

@@ -11,7 +11,7 @@ describe('blockedAddressReason', () => {
     ['192.168.1.1', '192.168.1.1 is a private address'],
     ['169.254.169.254', '169.254.169.254 is a link-local address'],
     ['fe80::1', 'fe80::1 is a link-local address'],
-    ['fd00:ec2::254', 'fd00:ec2::254 is a unique local address'],
+    ['fd00:ec2::254', 'fd00:ec2::254 is a cloud instance-metadata address'],
     ['100.64.0.1', '100.64.0.1 is a carrier-grade NAT address'],
     ['0.0.0.0', '0.0.0.0 is the unspecified address'],
     ['::', ':: is the unspecified address'],
@@ -100,10 +100,21 @@ describe('checkDestination', () => {
     expect(await checkDestination('https://not-yet.example.com/in', 'live', unresolvable())).toBeNull();
   });
 
-  it('accepts any http(s) host in test mode, localhost included, without resolving', async () => {
+  it('accepts loopback and private hosts in sandbox (the local receiver of the walk-through), localhost without resolving', async () => {
     const resolve = publicHost();
     expect(await checkDestination('http://localhost:3000/hooks', 'test', resolve)).toBeNull();
     expect(await checkDestination('http://10.0.0.7/hooks', 'test', resolve)).toBeNull();
+    expect(await checkDestination('http://[::1]:3000/hooks', 'test', resolve)).toBeNull();
     expect(resolve.asked).toEqual([]);
+    expect(await checkDestination('http://receiver.internal/hooks', 'test', scriptedResolver(['192.168.1.20']))).toBeNull();
+  });
+
+  it('refuses link-local and cloud-metadata addresses in sandbox too, as literals or behind a name', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/hooks', 'http://100.100.100.200/', 'http://[fd00:ec2::254]/', 'http://0.0.0.0/']) {
+      expect(await checkDestination(url, 'test', publicHost()), url).not.toBeNull();
+    }
+    expect(await checkDestination('http://metadata.example.com/', 'test', scriptedResolver(['169.254.169.254']))).toBe(
+      '169.254.169.254 is a link-local address',
+    );
   });
 });

@@ -231,3 +231,17 @@ describe('live mode destinations', () => {
     expect(receiver.connections).toBe(0);
   });
 });
+
+describe('sandbox deliveries and internal addresses', () => {
+  it('a sandbox delivery never connects to a link-local (metadata) address, literal or resolved', async () => {
+    const transport = new HttpWebhookTransport({ timeoutMs: 2_000, resolve: scriptedResolver(['169.254.169.254']) });
+    try {
+      for (const url of ['http://169.254.169.254/latest/meta-data', 'http://metadata.example.com/hooks']) {
+        const outcome = await transport.send({ url, mode: 'test', headers: {}, body: '{}' });
+        expect(outcome, url).toMatchObject({ kind: 'error', error: expect.stringContaining('169.254.169.254 is a link-local address') });
+      }
+    } finally {
+      await transport.close();
+    }
+  });
+});
