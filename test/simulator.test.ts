@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_SENDER_MARKER, simulatedSender, simulatedTxHash } from '../src/providers/chains/sandbox-chain.js';
 import { DOCS_BASE, startTestApp, type Tenant, type TestApp } from './support/app.js';
@@ -108,6 +109,21 @@ describe('simulate-deposit on a payment intent', () => {
     expect(withAmount).toEqual(completed);
     expect(await getIntent(t, tenant.key, intent.id)).toEqual(completed);
     expect(await eventsOf(t, tenant.key, intent.id)).toEqual(eventsBefore);
+    expect(await transactionCount(intent.id)).toBe(1);
+  });
+
+  it('with an Idempotency-Key, a retried partial deposit credits once and replays the first answer (Idempotent-Replayed: true)', async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
+    const idempotencyKey = randomUUID();
+    const send = () => t.call(tenant.key, 'POST', simulatePath(intent.id), { body: { amount: '3' }, idempotencyKey });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await send();
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(await getIntent(t, tenant.key, intent.id)).toMatchObject({ amount_received: 3, amount_remaining: 7 });
     expect(await transactionCount(intent.id)).toBe(1);
   });
 
