@@ -84,6 +84,13 @@ describe('GET /pay/{ref_code}', () => {
     expect(res.body.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual(['<script type="application/json" id="pay-data">']);
   });
 
+  it('an unknown static asset is 404 route_not_found in the envelope, not 405', async () => {
+    const res = await get('/static/nonexistent.js');
+    expect(res.statusCode).toBe(404);
+    expect(res.headers.allow).toBeUndefined();
+    expect(errorOf(res)).toMatchObject({ code: 'route_not_found' });
+  });
+
   it('speaks Spanish to a Spanish browser, and the ?lang= switch overrides the header', async () => {
     const spanish = await get(`/pay/${intent.ref_code}`, { 'accept-language': 'es-PE,es;q=0.9,en;q=0.5' });
     expect(spanish.body).toContain('<html lang="es">');

@@ -111,7 +111,8 @@ export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, 
 
   app.setNotFoundHandler((request: FastifyRequest, reply) => {
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: request.url.split('?')[0]! }) !== null);
-    if (allowed.length > 0) {
+    // A route of this very method found nothing behind its path (an unknown static asset): no such resource, not a 405.
+    if (allowed.length > 0 && !allowed.some((method) => method === request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, docsBaseUrl, new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
     }
