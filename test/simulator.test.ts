@@ -233,6 +233,16 @@ describe('simulate-deposit on a payment intent', () => {
     expect(await transactionCount(intent.id)).toBe(0);
   });
 
+  it("a live key's 404 on a sandbox helper says helpers need an sk_test_ key, as any /test/ path does: nothing on which helpers exist", async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    const helper = errorOf(await post(liveKey, intent.id));
+    expect(helper.message).toBe(`No route POST /connect/v1${simulatePath(intent.id)}. Sandbox helpers (/test/…) answer sk_test_ keys only.`);
+    const noHelper = errorOf(await t.call(tenant.key, 'POST', '/test/no-such-helper'));
+    expect(noHelper).toMatchObject({ code: 'route_not_found', message: 'No route POST /connect/v1/test/no-such-helper. Sandbox helpers (/test/…) answer sk_test_ keys only.' });
+    expect(errorOf(await t.call(liveKey, 'POST', '/no-such-route')).message).toBe('No route POST /connect/v1/no-such-route.');
+  });
+
   it("a missing intent and another tenant's intent are both 404 with the same body", async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const other = await createTenant(t);
