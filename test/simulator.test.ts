@@ -243,6 +243,14 @@ describe('simulate-deposit on a payment intent', () => {
     expect(errorOf(await t.call(liveKey, 'POST', '/no-such-route')).message).toBe('No route POST /connect/v1/no-such-route.');
   });
 
+  it('a malformed intent id is 400 invalid_payment_intent_id naming id, as on GET /payment-intents/{id}; a live key still gets 404', async () => {
+    const res = await post(tenant.key, 'not-a-uuid');
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_payment_intent_id', param: 'id' });
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    expect(errorOf(await post(liveKey, 'not-a-uuid')).code).toBe('route_not_found');
+  });
+
   it("a missing intent and another tenant's intent are both 404 with the same body", async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const other = await createTenant(t);

@@ -7,6 +7,7 @@ import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.j
 import { Payout, presentPayout } from '../http/resources/payout.js';
 import { errorEnvelope } from '../http/error-codes.js';
 import { readIdempotencyKey } from '../http/idempotency.js';
+import { checkPaymentIntentId } from '../use-cases/payment-intents.js';
 import { PayoutStateConflict } from '../use-cases/payouts.js';
 import { AmountInput, CodeText, ErrorEnvelopeSchema, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
@@ -23,7 +24,7 @@ export function sandboxRoutes(app: App, { clock, config, idempotency, simulator,
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
-      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true, optionalBody: true, errors: ['resource_not_found', 'price_unavailable'] },
+      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true, optionalBody: true, errors: ['invalid_payment_intent_id', 'resource_not_found', 'price_unavailable'] },
       // The body is optional: no body at all means "pay what remains".
       preValidation: async (request) => {
         request.body ??= {};
@@ -44,7 +45,7 @@ export function sandboxRoutes(app: App, { clock, config, idempotency, simulator,
       },
     },
     async (request, reply) => {
-      checkId(request.params.id, 'payment intent');
+      checkPaymentIntentId(request.params.id, 'id');
       const tenant = tenantOf(request.caller!);
       // Without a key, completed_at is the anchor (a completing call is safe to repeat); a key also guards a partial deposit.
       if (readIdempotencyKey(request) === null) {
