@@ -131,14 +131,14 @@ describe('authentication table', () => {
     expect((await t.call(tenant.key, 'GET', '/capabilities')).statusCode).toBe(200);
   });
 
-  it('a live key on a /test route gets the plain 404 of a route that does not exist', async () => {
+  it('a live key on a /test route gets the 404 of a /test path that is no helper, with the sandbox-key hint', async () => {
     const live = await t.tenant({ mode: 'live' });
     const path = '/test/payment-intents/00000000-0000-4000-8000-000000000000/simulate-deposit';
     const res = await t.call(live.key, 'POST', path);
-    const missing = await t.call(live.key, 'POST', '/no-such-route');
+    const missing = await t.call(live.key, 'POST', '/test/no-such-helper');
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toEqual({ ...missing.json().error, message: res.json().error.message });
-    expect(res.json().error.message).toBe(`No route POST /connect/v1${path}.`);
+    expect(res.json().error.message).toBe(`No route POST /connect/v1${path}. Sandbox helpers (/test/…) answer sk_test_ keys only.`);
   });
 
   it('a sandbox key reaches the /test routes', async () => {

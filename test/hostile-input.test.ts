@@ -112,7 +112,7 @@ describe('no input reaches PostgreSQL that it cannot store', () => {
     ['GET', '/events/evt_%00', 404, 'event_not_found'],
     ['GET', '/addresses/a%00b', 404, 'resource_not_found'],
     ['GET', '/transactions/a%00b', 404, 'resource_not_found'],
-    ['POST', '/test/payment-intents/a%00b/simulate-deposit', 404, 'resource_not_found'],
+    ['POST', '/test/payment-intents/a%00b/simulate-deposit', 400, 'invalid_payment_intent_id'],
   ] as const;
   it.each(PATH_IDS)('a NUL in a path id (%s %s) gets the contract answer for a malformed id: %i %s', async (method, path, status, code) => {
     const res = await t.call(tenant.key, method, path);

@@ -170,6 +170,15 @@ describe('operator API: keys', () => {
     expect(past.json().error).toMatchObject({ code: 'invalid_request', param: 'expires_at' });
   });
 
+  it('scopes of the wrong type (not an array, or an item not a string) are a structurally invalid body: 422 naming it', async () => {
+    const org = await createOrg();
+    for (const scopes of ['intents:read', [5]]) {
+      const res = await t.admin('POST', `/organizations/${org.id}/keys`, { mode: 'test', scopes });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().error.param).toMatch(/^scopes/);
+    }
+  });
+
   it('a key for an unknown organization is 404', async () => {
     const res = await t.admin('POST', '/organizations/00000000-0000-4000-8000-000000000000/keys', { mode: 'test' });
     expect(res.statusCode).toBe(404);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { createIntent, createTenant, errorOf, getIntent, simulate, type IntentEnvelope } from './support/partner.js';
@@ -83,6 +84,13 @@ describe('GET /pay/{ref_code}', () => {
     expect(res.body.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toEqual(['<script type="application/json" id="pay-data">']);
   });
 
+  it('an unknown static asset is 404 route_not_found in the envelope, not 405', async () => {
+    const res = await get('/static/nonexistent.js');
+    expect(res.statusCode).toBe(404);
+    expect(res.headers.allow).toBeUndefined();
+    expect(errorOf(res)).toMatchObject({ code: 'route_not_found' });
+  });
+
   it('speaks Spanish to a Spanish browser, and the ?lang= switch overrides the header', async () => {
     const spanish = await get(`/pay/${intent.ref_code}`, { 'accept-language': 'es-PE,es;q=0.9,en;q=0.5' });
     expect(spanish.body).toContain('<html lang="es">');
@@ -131,12 +139,23 @@ describe('sandbox and live pages', () => {
     expect((await get(statusPath(live.id))).json()).toMatchObject({ state: 'waiting', amount_received: '0' });
   });
 
-  it("a suspended organization's sandbox intent cannot be paid from its page", async () => {
+  it("a pending organization's sandbox intent can be paid from its page, as its sandbox key can simulate it", async () => {
+    const pending = await createTenant(t);
+    const intent = await createIntent(t, pending.key);
+    await t.admin('PATCH', `/organizations/${pending.organizationId}`, { status: 'pending_verification' });
+    const res = await t.app.inject({ method: 'POST', url: `/pay/i/${intent.id}/simulate` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ state: 'completed' });
+  });
+
+  it("a suspended organization's sandbox intent cannot be paid from its page: the 404 of a missing intent, nothing of the organization's status", async () => {
     const suspended = await createTenant(t);
     const intent = await createIntent(t, suspended.key);
     await t.admin('PATCH', `/organizations/${suspended.organizationId}`, { status: 'suspended' });
     const res = await t.app.inject({ method: 'POST', url: `/pay/i/${intent.id}/simulate` });
-    expect(res.statusCode).toBe(403);
+    const missing = await t.app.inject({ method: 'POST', url: `/pay/i/${randomUUID()}/simulate` });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toBe(missing.body);
   });
 });
 

@@ -131,6 +131,13 @@ describe('POST /payouts/quote', () => {
     expect(q.insufficient_funds).toEqual({ needed: q.user_sends, asset: 'USDC', network_with_lowest_top_up_fee: 'solana' });
   });
 
+  it('network_with_lowest_top_up_fee is chosen among the networks the destination is valid on: never solana for a 0x address', async () => {
+    const tenant = await createTenant(t);
+    const q = await quote(tenant.key, { amount: '10', destination: EVM_DESTINATION });
+    expect(q.insufficient_funds!.network_with_lowest_top_up_fee).toBe(q.route.from_network);
+    expect(q.insufficient_funds!.network_with_lowest_top_up_fee).not.toBe('solana');
+  });
+
   it.each([
     ['a destination valid on no network of the asset', { destination: 'not-an-address' }, 'invalid_request', 'destination'],
     ['a destination not valid on the hinted network', { destination: TRON_DESTINATION, network_hint: 'solana' }, 'invalid_request', 'destination'],

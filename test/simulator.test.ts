@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_SENDER_MARKER, simulatedSender, simulatedTxHash } from '../src/providers/chains/sandbox-chain.js';
 import { DOCS_BASE, startTestApp, type Tenant, type TestApp } from './support/app.js';
@@ -111,6 +112,21 @@ describe('simulate-deposit on a payment intent', () => {
     expect(await transactionCount(intent.id)).toBe(1);
   });
 
+  it('with an Idempotency-Key, a retried partial deposit credits once and replays the first answer (Idempotent-Replayed: true)', async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
+    const idempotencyKey = randomUUID();
+    const send = () => t.call(tenant.key, 'POST', simulatePath(intent.id), { body: { amount: '3' }, idempotencyKey });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await send();
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(await getIntent(t, tenant.key, intent.id)).toMatchObject({ amount_received: 3, amount_remaining: 7 });
+    expect(await transactionCount(intent.id)).toBe(1);
+  });
+
   it('the sender address ends with the simulator marker ":simulator"', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
     const after = await simulate(t, tenant.key, intent.id, { amount: '1' });
@@ -215,6 +231,24 @@ describe('simulate-deposit on a payment intent', () => {
     expect(badBody.statusCode).toBe(404);
     expect(errorOf(badBody).code).toBe('route_not_found');
     expect(await transactionCount(intent.id)).toBe(0);
+  });
+
+  it("a live key's 404 on a sandbox helper says helpers need an sk_test_ key, as any /test/ path does: nothing on which helpers exist", async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '10', currencies: ['USDC'] });
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    const helper = errorOf(await post(liveKey, intent.id));
+    expect(helper.message).toBe(`No route POST /connect/v1${simulatePath(intent.id)}. Sandbox helpers (/test/…) answer sk_test_ keys only.`);
+    const noHelper = errorOf(await t.call(tenant.key, 'POST', '/test/no-such-helper'));
+    expect(noHelper).toMatchObject({ code: 'route_not_found', message: 'No route POST /connect/v1/test/no-such-helper. Sandbox helpers (/test/…) answer sk_test_ keys only.' });
+    expect(errorOf(await t.call(liveKey, 'POST', '/no-such-route')).message).toBe('No route POST /connect/v1/no-such-route.');
+  });
+
+  it('a malformed intent id is 400 invalid_payment_intent_id naming id, as on GET /payment-intents/{id}; a live key still gets 404', async () => {
+    const res = await post(tenant.key, 'not-a-uuid');
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 'invalid_payment_intent_id', param: 'id' });
+    const liveKey = await extraKey(t, tenant.organizationId, 'live');
+    expect(errorOf(await post(liveKey, 'not-a-uuid')).code).toBe('route_not_found');
   });
 
   it("a missing intent and another tenant's intent are both 404 with the same body", async () => {

@@ -38,16 +38,17 @@ export function checkCredential(caller: Caller | null, now: Date): asserts calle
 }
 
 /**
- * 403s, in the contract's order. Live keys need an approved (active) organization; sandbox keys also work
- * while the organization awaits approval, so partners can integrate first; a suspended organization is
- * stopped in both modes.
+ * Live work needs an approved (active) organization; sandbox work is also allowed while the organization
+ * awaits approval, so partners can integrate first; a suspended organization is stopped in both modes.
  */
+export function organizationAllows(status: OrganizationStatus, mode: KeyMode): boolean {
+  return status === 'active' || (status === 'pending_verification' && mode === 'test');
+}
+
+/** 403s, in the contract's order; the organization's status as `organizationAllows` rules. */
 export function checkAuthorization(caller: Caller, route: RouteAccess): void {
   if (!route.anyOrganizationStatus) {
-    const allowed =
-      caller.organizationStatus === 'active' ||
-      (caller.organizationStatus === 'pending_verification' && caller.mode === 'test');
-    if (!allowed) {
+    if (!organizationAllows(caller.organizationStatus, caller.mode)) {
       throw new DomainError(
         'account_pending_approval',
         caller.organizationStatus === 'suspended'

@@ -103,7 +103,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   });
   answerWhileClosing(app, docsBaseUrl);
   app.addHook('preValidation', refuseUnstorableStrings);
-  installErrorHandling(app, docsBaseUrl, ctx.metrics);
+  installErrorHandling(app, docsBaseUrl, ctx.metrics, `${PARTNER_PREFIX}/test/`);
   installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
   const failures = new AuthFailureLimiter(ctx.config.authFailuresPerMinute);

@@ -4,7 +4,7 @@ import { checkAuthorization, checkCredential, type Caller } from '../domain/acce
 import { hashApiKey, parseApiKey } from '../domain/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
-import { routeNotFound } from './error-handler.js';
+import { sandboxRouteNotFound } from './error-handler.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { CallerCache } from './caller-cache.js';
@@ -61,7 +61,7 @@ export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimi
     refuseDuplicatedHeaders(request, ['Authorization', IDEMPOTENCY_HEADER]);
     const token = bearerToken(request);
     const claimedMode = token ? parseApiKey(token) : null;
-    if (contract.sandboxOnly && claimedMode === 'live') throw routeNotFound(request);
+    if (contract.sandboxOnly && claimedMode === 'live') throw sandboxRouteNotFound(request);
     if (!token || !claimedMode) return failed(failures, request, authenticationRequired(request));
     if (contract.idempotent && readIdempotencyKey(request) === null) {
       throw new DomainError(

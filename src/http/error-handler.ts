@@ -96,8 +96,8 @@ export function sendError(reply: FastifyReply, docsBaseUrl: string, error: Domai
   return reply.code(ERROR_HTTP[error.code].status).send(errorEnvelope(docsBaseUrl, error.code, error.message, error.param));
 }
 
-/** Every failure, from any layer, leaves as the one error envelope. */
-export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, metrics: Metrics): void {
+/** Every failure, from any layer, leaves as the one error envelope. `sandboxPrefix` is where the sandbox helpers live. */
+export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, metrics: Metrics, sandboxPrefix: string): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, param, message } = classify(error);
     if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
@@ -111,14 +111,25 @@ export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, 
 
   app.setNotFoundHandler((request: FastifyRequest, reply) => {
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: request.url.split('?')[0]! }) !== null);
-    if (allowed.length > 0) {
+    // A route of this very method found nothing behind its path (an unknown static asset): no such resource, not a 405.
+    if (allowed.length > 0 && !allowed.some((method) => method === request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, docsBaseUrl, new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
     }
-    return sendError(reply, docsBaseUrl, routeNotFound(request));
+    const path = request.url.split('?')[0]!;
+    return sendError(reply, docsBaseUrl, path.startsWith(sandboxPrefix) ? sandboxRouteNotFound(request) : routeNotFound(request));
   });
 }
 
 export function routeNotFound(request: FastifyRequest): DomainError {
   return new DomainError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+}
+
+/**
+ * Any 404 under the sandbox prefix, for a live key on a helper and for a path that is no helper alike: the hint
+ * that helpers need a sandbox key keeps a live key's 404 from reading as a typo, and being the same for every
+ * path it tells no one which helpers exist.
+ */
+export function sandboxRouteNotFound(request: FastifyRequest): DomainError {
+  return new DomainError('route_not_found', `${routeNotFound(request).message} Sandbox helpers (/test/…) answer sk_test_ keys only.`);
 }

@@ -6,6 +6,8 @@ import { Address, presentAddress } from '../http/resources/address.js';
 import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { Payout, presentPayout } from '../http/resources/payout.js';
 import { errorEnvelope } from '../http/error-codes.js';
+import { readIdempotencyKey } from '../http/idempotency.js';
+import { checkPaymentIntentId } from '../use-cases/payment-intents.js';
 import { PayoutStateConflict } from '../use-cases/payouts.js';
 import { AmountInput, CodeText, ErrorEnvelopeSchema, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
@@ -18,11 +20,11 @@ const checkId = (id: string, what: string) => {
 };
 
 /** Sandbox helpers: only sandbox keys see them; a live key is answered as if they did not exist. */
-export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: AppContext, partnerPrefix: string): void {
+export function sandboxRoutes(app: App, { clock, config, idempotency, simulator, payouts }: AppContext, partnerPrefix: string): void {
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
-      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true, optionalBody: true, errors: ['resource_not_found', 'price_unavailable'] },
+      config: { scope: 'intents:write', fundMoving: true, sandboxOnly: true, optionalBody: true, errors: ['invalid_payment_intent_id', 'resource_not_found', 'price_unavailable'] },
       // The body is optional: no body at all means "pay what remains".
       preValidation: async (request) => {
         request.body ??= {};
@@ -31,7 +33,8 @@ export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: A
         summary: 'Simulate a deposit to a payment intent',
         description:
           'Without amount: pays what remains, in the primary currency on its first network, completing the intent. ' +
-          'Once the intent is completed, calls change nothing and return it as it is. No Idempotency-Key needed.',
+          'Once the intent is completed, calls change nothing and return it as it is, so no Idempotency-Key is needed to complete it. ' +
+          'An optional Idempotency-Key makes a retried partial deposit safe: the same key and body replay the first answer.',
         tags,
         params: Type.Object({ id: PathId }),
         body: Type.Object(
@@ -41,9 +44,20 @@ export function sandboxRoutes(app: App, { clock, config, simulator, payouts }: A
         response: { 200: PaymentIntent, ...errorResponses(400, 404, 422, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => {
-      checkId(request.params.id, 'payment intent');
-      return presentIntent(await simulator.simulateIntentDeposit(tenantOf(request.caller!), request.params.id, request.body), clock.now());
+    async (request, reply) => {
+      checkPaymentIntentId(request.params.id, 'id');
+      const tenant = tenantOf(request.caller!);
+      // Without a key, completed_at is the anchor (a completing call is safe to repeat); a key also guards a partial deposit.
+      if (readIdempotencyKey(request) === null) {
+        return presentIntent(await simulator.simulateIntentDeposit(tenant, request.params.id, request.body), clock.now());
+      }
+      return idempotency.run(request, reply, async () => {
+        const deposit = await simulator.intentDeposit(tenant, request.params.id, request.body);
+        return async (tx) => {
+          const { view, credit } = await deposit(tx);
+          return { status: 200, body: presentIntent(view, clock.now()), afterCommit: async () => simulator.countCredit(tenant, credit) };
+        };
+      });
     },
   );
 

@@ -181,7 +181,7 @@ export class PaymentIntents {
 
   /** One intent of the tenant; a malformed id is its own 400, another tenant's intent a plain 404. */
   async get(sql: Sql, tenant: Tenant, id: string): Promise<IntentView> {
-    if (!isUuid(id)) throw new DomainError('invalid_payment_intent_id', 'The payment intent id must be a UUID.', 'payment_intent_id');
+    checkPaymentIntentId(id, 'payment_intent_id');
     const view = await intents.findIntentWithAddresses(sql, tenant, id, false);
     if (!view) throw notFound('payment intent', 'payment_intent_id');
     return view;
@@ -243,4 +243,9 @@ export class PaymentIntents {
     }
     return pairs;
   }
+}
+
+/** The contract's answer to a malformed payment intent id in any path: 400 invalid_payment_intent_id naming `param`. */
+export function checkPaymentIntentId(id: string, param: string): void {
+  if (!isUuid(id)) throw new DomainError('invalid_payment_intent_id', 'The payment intent id must be a UUID.', param);
 }

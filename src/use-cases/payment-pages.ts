@@ -1,6 +1,7 @@
+import { organizationAllows } from '../domain/access.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
-import { DomainError, notFound } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { Decimal } from '../domain/money.js';
 import { amountRemaining, effectiveStatus, REF_CODE_LENGTH } from '../domain/payment-intents.js';
@@ -121,16 +122,15 @@ export class PaymentPages {
   }
 
   /**
-   * The page's "simulate payment" button: pays what remains through the sandbox simulator, for sandbox intents
-   * of active organizations only (as the partner route). A live intent answers as if there were no such route.
+   * The page's "simulate payment" button: pays what remains through the sandbox simulator, for the sandbox
+   * intents the partner's sandbox key could simulate, so of an active or pending organization, not a suspended
+   * one. Every refusal is the one 404 of a missing intent: a visitor learns nothing of the organization.
    */
   async simulate(id: string): Promise<PayerStatus> {
     const intent = await this.intent({ id }, false);
     if (!intent || intent.mode !== 'test') throw notFound('payment intent');
     const organization = await findOrganization(this.db, intent.organization_id);
-    if (organization?.status !== 'active') {
-      throw new DomainError('account_pending_approval', 'This organization is not active; its intents cannot be paid yet.');
-    }
+    if (!organization || !organizationAllows(organization.status, intent.mode)) throw notFound('payment intent');
     await this.simulator.simulateIntentDeposit(tenantOf({ organizationId: intent.organization_id, mode: intent.mode }), id, {});
     return (await this.status({ id }))!;
   }

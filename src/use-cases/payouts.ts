@@ -138,7 +138,7 @@ export class Payouts {
 
     const userSends = amount.plus(chosen.fee);
     const cheaper = usable.filter((o) => o.feeUsd.lt(chosen.feeUsd)).sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0];
-    const lowestTopUp = [...options].sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0]!;
+    const lowestTopUp = [...usable].sort((a, b) => a.feeUsd.comparedTo(b.feeUsd))[0]!;
     const now = this.clock.now();
     return async (sql, answer) => {
       // Committed on its own: a profile is created on first use, and a quote for an end user is that use.

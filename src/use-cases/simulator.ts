@@ -21,6 +21,12 @@ export interface SimulateIntentDeposit {
   network?: string;
 }
 
+/** The intent after a simulated deposit, and the credit made (null when the call changed nothing). */
+export interface SimulatedIntentDeposit {
+  view: IntentView;
+  credit: CreditResult | null;
+}
+
 /**
  * The sandbox's stand-in for a chain watcher: it makes up a deposit and hands it to the same credit use
  * case real deposits go through. Hashes derive from the owner and a sequence number, so runs are
@@ -46,8 +52,19 @@ export class DepositSimulator {
    * currency: what remains, converted at the current price and rounded up to that currency's decimals).
    */
   async simulateIntentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<IntentView> {
+    const { view, credit } = await this.db.transaction(await this.intentDeposit(tenant, intentId, input));
+    this.countCredit(tenant, credit);
+    return view;
+  }
+
+  /**
+   * `simulateIntentDeposit` in the two steps an IDEM route runs: prices are fetched now, outside any
+   * transaction; the returned step credits in the caller's transaction, and the caller counts the credit once
+   * committed (`countCredit`).
+   */
+  async intentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<(tx: Sql) => Promise<SimulatedIntentDeposit>> {
     const prices = await this.creditPrices();
-    const { view, credit } = await this.db.transaction(async (tx) => {
+    return async (tx) => {
       const intent = await findIntentWithAddresses(tx, tenant, intentId, true);
       if (!intent) throw notFound('payment intent');
       // The anchor is completed_at: once completed, a call changes nothing.
@@ -68,9 +85,7 @@ export class DepositSimulator {
       const seed = `${intent.id}:${intent.deposit_count + 1}`;
       const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices, intent);
       return { view: { ...(credited.intent ?? intent), addresses: intent.addresses }, credit: credited };
-    });
-    this.count(tenant, credit);
-    return view;
+    };
   }
 
   async simulateAddressDeposit(tenant: Tenant, addressId: string, input: { amount: string | number }): Promise<AddressRow> {
@@ -85,12 +100,12 @@ export class DepositSimulator {
       const count = await countDepositsTo(tx, tenant, address.id);
       return { address, credit: await this.credit(tx, tenant, address, `${address.id}:${count + 1}`, amount, prices) };
     });
-    this.count(tenant, credit);
+    this.countCredit(tenant, credit);
     return address;
   }
 
   /** Counted once committed, so a credit rolled back is not; an on-chain output seen before is not a new credit. */
-  private count(tenant: Tenant, credit: CreditResult | null): void {
+  countCredit(tenant: Tenant, credit: CreditResult | null): void {
     if (credit && !credit.duplicate) this.metrics.credited(tenant.mode);
   }
 

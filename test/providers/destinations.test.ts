@@ -17,7 +17,7 @@ const FORMATS: AddressFormat[] = ['evm', 'tron', 'solana', 'bitcoin'];
 const EXAMPLES: Record<AddressFormat, string[]> = {
   evm: ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359'],
   tron: ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'],
-  solana: ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', '11111111111111111111111111111111'],
+  solana: ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'So11111111111111111111111111111111111111112'],
   bitcoin: [
     'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
     'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3',
@@ -104,6 +104,13 @@ describe('tron destinations', () => {
     expect(isValidDestination('tron', base58check.encode(Uint8Array.of(...payload, 0)))).toBe(false);
   });
 
+  it('the zero address (0x41 and 20 zero bytes) is rejected: funds sent there are burned', () => {
+    const zero = encodeAddress('tron', new Uint8Array(20));
+    expect(zero).toBe('T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb');
+    expect(isValidAddress('tron', zero)).toBe(true);
+    expect(isValidDestination('tron', zero)).toBe(false);
+  });
+
   it.each([
     ['33 characters', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6'],
     ['non-base58 character', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj60'],
@@ -114,8 +121,11 @@ describe('tron destinations', () => {
 });
 
 describe('solana destinations', () => {
-  it('the system program, 32 zero bytes, is accepted', () => {
-    expect(isValidDestination('solana', '11111111111111111111111111111111')).toBe(true);
+  it('the all-zero key (the system program, 32 zero bytes) is rejected: funds sent there are burned', () => {
+    const zero = encodeAddress('solana', new Uint8Array(32));
+    expect(zero).toBe('11111111111111111111111111111111');
+    expect(isValidAddress('solana', zero)).toBe(true);
+    expect(isValidDestination('solana', zero)).toBe(false);
   });
 
   it('the USDC mint is accepted', () => {

@@ -4,6 +4,8 @@ import type { AddressCodec } from './codec.js';
 /** 32 bytes encode to between 32 (leading zero bytes become '1') and 44 base58 characters. */
 const MIN_LENGTH = 32;
 const MAX_LENGTH = 44;
+/** 32 zero bytes, whose only base58 form is 32 '1's. */
+const ZERO_KEY = '1'.repeat(32);
 
 /**
  * Solana addresses have no checksum, and any 32 bytes are valid (program-derived addresses are
@@ -27,7 +29,11 @@ export const solana: AddressCodec = {
    * Any 32-byte public key, on or off the ed25519 curve: program-derived addresses (PDAs, such as a partner's
    * escrow or vault) have no private key by design yet are legitimate owners of funds, so they are valid
    * destinations. Paying SPL tokens to an off-curve owner means creating its associated token account with
-   * off-curve owners allowed. Nothing else about a Solana address can be checked offline.
+   * off-curve owners allowed.
+   *
+   * The all-zero key is refused, as the EVM zero address is: it is the system program, which no one can spend
+   * from, so whatever is sent there is burned; and it is what an unset key field serializes to, so a partner
+   * supplying it almost certainly has a bug. Nothing else about a Solana address can be checked offline.
    */
-  isValidDestination: isSolanaAddress,
+  isValidDestination: (address) => address !== ZERO_KEY && isSolanaAddress(address),
 };

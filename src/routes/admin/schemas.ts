@@ -45,7 +45,8 @@ export const UpdateOrganizationBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const Scope = Type.Enum(SCOPES);
+// Typed as a string too, so a non-string is a wrong type (422) and only an unknown string is a value not allowed (400).
+export const Scope = Type.Enum(SCOPES, { type: 'string' });
 export const KeyMode = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 
 export const ApiKey = Type.Object({
