@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
 import { operationsOf, requestFor, type FuzzRequest, type Operation } from './support/fuzz.js';
-import { createTenant } from './support/partner.js';
+import { createAddress, createIntent, createTenant, listPage } from './support/partner.js';
 
 /** Fixed, so a failure reproduces; the run count keeps the file well under a minute on PGlite. */
 const SEED = 20_20;
-const RUNS_PER_OPERATION = 25;
+const RUNS_PER_OPERATION = 60;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,12 +26,12 @@ function expectDocumented(res: LightMyRequestResponse, op: Operation, request: F
   expect(error, where).toHaveProperty('param');
 }
 
-async function fuzz(documentUrl: string, authorization: string): Promise<void> {
+async function fuzz(documentUrl: string, authorization: string, known: string[]): Promise<void> {
   const operations = operationsOf((await t.app.inject({ method: 'GET', url: documentUrl })).json());
   expect(operations.length).toBeGreaterThan(10);
   for (const op of operations) {
     await fc.assert(
-      fc.asyncProperty(requestFor(op), fc.uuid(), async (request, idempotencyKey) => {
+      fc.asyncProperty(requestFor(op, known), fc.uuid(), async (request, idempotencyKey) => {
         const res = await t.app.inject({
           method: request.method as 'GET',
           url: request.url,
@@ -48,10 +48,14 @@ async function fuzz(documentUrl: string, authorization: string): Promise<void> {
 describe('fuzzing every documented operation', () => {
   it('no partner API operation answers 5xx, whatever its path, query and body; every error is the documented envelope with an X-Request-Id', async () => {
     const tenant = await createTenant(t);
-    await fuzz('/connect/v1/openapi.json', `Bearer ${tenant.key}`);
+    const intent = await createIntent(t, tenant.key);
+    const address = await createAddress(t, tenant.key, { external_ref: 'user_1' });
+    const events = (await listPage(t, tenant.key, '/events')).data.map((event) => event.id);
+    await fuzz('/connect/v1/openapi.json', `Bearer ${tenant.key}`, [intent.id, address.id, ...events]);
   });
 
   it('no operator API operation answers 5xx, whatever its path, query and body; every error is the documented envelope with an X-Request-Id', async () => {
-    await fuzz('/admin/v1/openapi.json', `Bearer ${ADMIN_TOKEN}`);
+    const tenant = await createTenant(t);
+    await fuzz('/admin/v1/openapi.json', `Bearer ${ADMIN_TOKEN}`, [tenant.organizationId, tenant.keyId]);
   });
 });

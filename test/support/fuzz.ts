@@ -56,8 +56,9 @@ const hostileString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
 );
 
-/** Values that could pass: ids, amounts, dates, names and addresses of the right shape. */
-const plausibleString = fc.constantFrom(
+/** Values that could pass: ids, amounts, dates, names and addresses of the right shape; `known` ids of real objects. */
+const plausibleStrings = (known: string[]) => fc.constantFrom(
+  ...known,
   randomUUID(),
   '00000000-0000-0000-0000-000000000000',
   '10.5',
@@ -85,25 +86,30 @@ function typesOf(schema: Schema): string[] {
 }
 
 /** A value for `schema`: mostly of its shape (enum members, plausible strings, edge numbers), now and then not. */
-export function valueFor(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
-  const options: fc.Arbitrary<unknown>[] = [wrongType, hostileString];
-  if (schema.anyOf) options.push(...schema.anyOf.map((s) => valueFor(s, depth)));
-  if (schema.enum) options.push(fc.constantFrom(...schema.enum));
+export function valueFor(schema: Schema, strings: fc.Arbitrary<string>, depth = 0): fc.Arbitrary<unknown> {
+  const fitting: fc.Arbitrary<unknown>[] = [];
+  if (schema.anyOf) fitting.push(...schema.anyOf.map((s) => valueFor(s, strings, depth)));
+  if (schema.enum) fitting.push(fc.constantFrom(...schema.enum));
   for (const type of typesOf(schema)) {
-    if (type === 'string') options.push(plausibleString, plausibleString);
+    if (type === 'string') fitting.push(strings);
     if (type === 'integer' || type === 'number') {
-      options.push(fc.constantFrom(0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, 0.1, schema.minimum ?? 1, schema.maximum ?? 100), fc.integer());
+      fitting.push(fc.constantFrom(0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, 0.1, schema.minimum ?? 1, schema.maximum ?? 100), fc.integer());
     }
-    if (type === 'boolean') options.push(fc.boolean());
-    if (type === 'array' && depth < 4) options.push(fc.array(valueFor(schema.items ?? {}, depth + 1), { maxLength: 4 }));
-    if (type === 'object' && depth < 4) options.push(objectFor(schema, depth));
+    if (type === 'boolean') fitting.push(fc.boolean());
+    if (type === 'array' && depth < 4) fitting.push(fc.array(valueFor(schema.items ?? {}, strings, depth + 1), { maxLength: 4 }));
+    if (type === 'object' && depth < 4) fitting.push(objectFor(schema, strings, depth));
   }
-  return fc.oneof(...options);
+  // Weighted so that a body of several fields is now and then wholly plausible and reaches the route's own code.
+  return fc.oneof(
+    ...fitting.map((arbitrary) => ({ arbitrary, weight: 8 })),
+    { arbitrary: wrongType, weight: 1 },
+    { arbitrary: hostileString, weight: 1 },
+  );
 }
 
-function objectFor(schema: Schema, depth: number): fc.Arbitrary<unknown> {
+function objectFor(schema: Schema, strings: fc.Arbitrary<string>, depth: number): fc.Arbitrary<unknown> {
   const properties = schema.properties ?? {};
-  const fields = Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, valueFor(s, depth + 1)]));
+  const fields = Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, valueFor(s, strings, depth + 1)]));
   const required = (schema.required ?? []).filter((name) => name in properties);
   return fc.record(fields, { requiredKeys: required });
 }
@@ -155,16 +161,17 @@ export interface FuzzRequest {
 }
 
 /** One request for `op`: hostile path parameters and query, a hostile body as a value or as raw text. */
-export function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
-  const pathValue = fc.oneof(fc.oneof(plausibleString, hostileString).map(segment), fc.constantFrom('%00', '%ED%A0%80', '%', '%zz', 'a'.repeat(300)));
+export function requestFor(op: Operation, known: string[]): fc.Arbitrary<FuzzRequest> {
+  const strings = plausibleStrings(known);
+  const pathValue = fc.oneof(fc.oneof({ arbitrary: strings, weight: 3 }, { arbitrary: hostileString, weight: 1 }).map(segment), fc.constantFrom('%00', '%ED%A0%80', '%', '%zz', 'a'.repeat(300)));
   const path = fc.tuple(...op.pathParams.map(() => pathValue)).map((values) => op.pathParams.reduce((url, name, i) => url.replace(`{${name}}`, values[i]!), op.path));
   const query = fc
-    .record(Object.fromEntries(Object.entries(op.queryParams).map(([name, s]) => [name, valueFor(s)])), { requiredKeys: [] })
+    .record(Object.fromEntries(Object.entries(op.queryParams).map(([name, s]) => [name, valueFor(s, strings)])), { requiredKeys: [] })
     .map((values) => Object.entries(values).map(([name, value]) => `${name}=${segment(typeof value === 'object' ? JSON.stringify(value) : value)}`).join('&'));
   const body =
     op.method === 'GET' || op.method === 'DELETE'
       ? fc.constant(undefined)
-      : fc.oneof(valueFor(op.body ?? { type: 'object' }).map((value) => JSON.stringify(value) ?? 'null'), rawBodies(op.body));
+      : fc.oneof(valueFor(op.body ?? { type: 'object' }, strings).map((value) => JSON.stringify(value) ?? 'null'), rawBodies(op.body));
   return fc.record({ path, query, body }).map(({ path, query, body }) => ({
     method: op.method,
     url: query ? `${path}?${query}` : path,
