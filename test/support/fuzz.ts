@@ -157,8 +157,21 @@ function segment(value: unknown): string {
 export interface FuzzRequest {
   method: string;
   url: string;
+  headers: Record<string, string>;
   payload?: string;
 }
+
+/** Mostly JSON; also the types a browser or a careless client sends, and charsets JSON does not allow. */
+const contentType = fc.oneof(
+  { arbitrary: fc.constant('application/json'), weight: 6 },
+  { arbitrary: fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/octet-stream', 'application/vnd.api+json'), weight: 1 },
+);
+
+/** Mostly fresh UUIDs; also keys that are empty, over-long or hold characters a header may not. */
+const idempotencyKey = fc.oneof(
+  { arbitrary: fc.uuid(), weight: 6 },
+  { arbitrary: fc.constantFrom('', ' ', 'a'.repeat(300), 'key\u0000', '\u00e9t\u00e9', 'same-key'), weight: 1 },
+);
 
 /** One request for `op`: hostile path parameters and query, a hostile body as a value or as raw text. */
 export function requestFor(op: Operation, known: string[]): fc.Arbitrary<FuzzRequest> {
@@ -172,9 +185,10 @@ export function requestFor(op: Operation, known: string[]): fc.Arbitrary<FuzzReq
     op.method === 'GET' || op.method === 'DELETE'
       ? fc.constant(undefined)
       : fc.oneof(valueFor(op.body ?? { type: 'object' }, strings).map((value) => JSON.stringify(value) ?? 'null'), rawBodies(op.body));
-  return fc.record({ path, query, body }).map(({ path, query, body }) => ({
+  return fc.record({ path, query, body, type: contentType, key: idempotencyKey }).map(({ path, query, body, type, key }) => ({
     method: op.method,
     url: query ? `${path}?${query}` : path,
+    headers: { 'idempotency-key': key, ...(body === undefined ? {} : { 'content-type': type }) },
     ...(body === undefined ? {} : { payload: body }),
   }));
 }
