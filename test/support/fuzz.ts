@@ -51,7 +51,7 @@ export function operationsOf(doc: Document): Operation[] {
 }
 
 /** Strings that break things: NUL, lone surrogates, over-long, control and markup characters, SQL. */
-const hostileString = fc.oneof(
+export const hostileString = fc.oneof(
   fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\ud83d', 'a'.repeat(5000), '', ' ', '%', "'; drop table x; --", '<script>', '../..', '\u202e', '0x'),
   fc.string({ unit: 'binary', maxLength: 40 }),
 );
@@ -145,7 +145,7 @@ function rawBodies(schema: Schema | undefined): fc.Arbitrary<string> {
 }
 
 /** A path segment as a client could send it: lone surrogates become their (invalid) UTF-8 bytes. */
-function segment(value: unknown): string {
+export function segment(value: unknown): string {
   const text = String(value);
   try {
     return encodeURIComponent(text);
@@ -162,7 +162,7 @@ export interface FuzzRequest {
 }
 
 /** Mostly JSON; also the types a browser or a careless client sends, and charsets JSON does not allow. */
-const contentType = fc.oneof(
+export const contentType = fc.oneof(
   { arbitrary: fc.constant('application/json'), weight: 6 },
   { arbitrary: fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/octet-stream', 'application/vnd.api+json'), weight: 1 },
 );
