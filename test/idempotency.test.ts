@@ -71,6 +71,13 @@ describe('idempotency (POST /addresses)', () => {
     expect(res.json().error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' });
   });
 
+  // Found by test/fuzz.test.ts: the key went into the claim's query and PostgreSQL refused it (500).
+  it('a key holding a NUL character is 400 invalid_request naming the header, not a failed query', async () => {
+    const res = await mint(tenant.key, 'key\u0000');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' });
+  });
+
   it('a business error (400) is stored and replayed like a success', async () => {
     const key = randomUUID();
     const first = await mint(tenant.key, key, { asset: 'DOGE', network: 'dogecoin' });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
+import { UNSTORABLE } from '../domain/text.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Database, Sql } from '../store/database.js';
 import {
@@ -26,6 +27,10 @@ export function readIdempotencyKey(request: FastifyRequest): string | null {
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (!value || value.length > MAX_KEY_LENGTH) {
     throw new DomainError('invalid_request', `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} characters.`, IDEMPOTENCY_HEADER);
+  }
+  // The key is stored: one PostgreSQL cannot hold would fail the claim's query (500) instead of the request.
+  if (UNSTORABLE.test(value)) {
+    throw new DomainError('invalid_request', `${IDEMPOTENCY_HEADER} contains a NUL character, which cannot be stored.`, IDEMPOTENCY_HEADER);
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyMode } from '../../domain/api-keys.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { ORGANIZATION_STATUSES, type OrganizationStatus } from '../../domain/organizations.js';
@@ -43,10 +43,13 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
     done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
 
-  app.setErrorHandler((error: Error, request, reply) => {
-    const known = error instanceof DomainError ? ERROR_HTTP[error.code] : undefined;
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // The framework's own refusals (a body of another type, too large, unparsable, or abandoned by its client)
+    // carry a 4xx status: the browser's to fix, not the server's failure, so not logged as an error.
+    const status = error instanceof DomainError ? ERROR_HTTP[error.code].status : (error.statusCode ?? 500);
+    const known = error instanceof DomainError || status < 500;
     if (!known) request.log.error({ err: error }, 'dashboard request failed');
-    const status = known?.status ?? 500;
+    else if (!(error instanceof DomainError)) request.log.info({ err: error }, 'dashboard request refused');
     const message = known ? error.message : 'Something went wrong on our side.';
     if (!sessionOf.has(request)) return send(reply, signInPage(stylesheet, message), status);
     return send(reply, dashboardPage(pageContext(request), `Error ${status}`, html`<p class="problem" role="alert">${message}</p>`), status);
