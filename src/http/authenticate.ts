@@ -9,6 +9,7 @@ import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { CallerCache } from './caller-cache.js';
 import { enforce, type KeyRateLimiter } from './rate-limit.js';
+import { requestCost } from './request-cost.js';
 import { refuseDuplicatedHeaders } from './request-guards.js';
 
 /** RFC 7235: the scheme is case-insensitive. */
@@ -89,7 +90,7 @@ export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimi
     }
     const caller = await verified(await lookUp(callers, failures, request, hashApiKey(token)), clock.now(), failures, request);
 
-    enforce(reply, await limiter.consume(caller.keyId, caller.rateLimitRps), 'this key');
+    enforce(reply, await limiter.consume(caller.keyId, caller.rateLimitRps, requestCost(request, caller.rateLimitRps)), 'this key');
 
     checkAuthorization(caller, contract);
     request.caller = caller;
