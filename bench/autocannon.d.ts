@@ -25,6 +25,8 @@ declare module 'autocannon' {
     /** Seconds. */
     duration?: number;
     requests?: Request[];
+    /** Requests per second across all connections; unset, as fast as answers come. */
+    overallRate?: number;
   }
 
   /** Percentiles of a histogram; latency in milliseconds, requests per one-second sample. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cleanup } from './cleanup.js';
 import { describeEnvironment } from './environment.js';
+import { FAIRNESS_STEP, measureFairness, renderFairness, type FairnessReport } from './fairness.js';
 import { measureTarget, type FixtureTiming, type Measurement, type RunContext, type TargetRun } from './measure.js';
 import { parseOptions, usage, type BenchOptions } from './options.js';
 import { measurePgbench, PGBENCH_STEP, renderPgbench, type PgbenchResult } from './pgbench.js';
@@ -25,7 +26,7 @@ const resultsDir = path.join(repoRoot, 'bench', 'results');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, WEBHOOKS_STEP.name];
+  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, WEBHOOKS_STEP.name, FAIRNESS_STEP.name];
   const options = parseOptions(argv, process.env, targetNames);
   if (options === 'help') {
     process.stdout.write(usage(targetNames));
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   const selected = SERVICE_TARGETS.filter((t) => !options.only || options.only.includes(t.name));
   const webhooksSelected = !options.only || options.only.includes(WEBHOOKS_STEP.name);
   const pgbenchSelected = !options.only || options.only.includes(PGBENCH_STEP.name);
+  const fairnessSelected = !options.only || options.only.includes(FAIRNESS_STEP.name);
   // Before anything starts: a run that stops at its redis target would have spent its other targets for nothing.
   if (selected.some((t) => t.redis)) await checkRedis(options.redisUrl);
   const cleanup = new Cleanup();
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
   let database: BenchDatabase | null = null;
   let webhooks: WebhooksReport | null = null;
   let pgbench: PgbenchResult[] | null = null;
+  let fairness: FairnessReport | null = null;
   try {
     if (selected.some((t) => t.database === 'postgres')) {
       database = await createBenchDatabase(options.postgresUrl);
@@ -68,6 +71,10 @@ async function main(): Promise<void> {
       process.stderr.write(`${WEBHOOKS_STEP.name}: ${WEBHOOKS_STEP.description}\n`);
       webhooks = await measureWebhooks(context);
     }
+    if (fairnessSelected) {
+      process.stderr.write(`${FAIRNESS_STEP.name}: ${FAIRNESS_STEP.description}\n`);
+      fairness = await measureFairness(context);
+    }
     await measureRun(run('bare, after', BARE, database, options, workDir), context, measurements, fixtures);
   } catch (error) {
     // rmdir removes the directory only when empty: child logs, if any, are kept for the post-mortem.
@@ -85,13 +92,14 @@ async function main(): Promise<void> {
     ...(await describeEnvironment(repoRoot, database?.serverVersion ?? webhooks?.postgresVersion ?? null)),
     options: { ...options, postgresUrl: undefined, redisUrl: undefined }, // the URLs may carry a password
     targets: Object.fromEntries(
-      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : [])].map((t) => [t.name, t.description]),
+      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : []), ...(fairness ? [FAIRNESS_STEP] : [])].map((t) => [t.name, t.description]),
     ),
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
     measurements,
     ...(pgbench ? { pgbench } : {}),
     ...(webhooks ? { webhooks } : {}),
+    ...(fairness ? { fairness } : {}),
   };
   // A profiled run is slower throughout: its results stay with its profiles, not in place of the plain figures.
   const resultsFile = profileDir ? path.join(profileDir, 'results.json') : path.join(resultsDir, 'latest.json');
@@ -116,6 +124,7 @@ async function main(): Promise<void> {
       ...(fixtures.length > 0 ? [renderFixtures(fixtures), ''] : []),
       ...(pgbench ? [renderPgbench(pgbench, options.connections), ''] : []),
       ...(webhooks ? [renderWebhooks(webhooks), ''] : []),
+      ...(fairness ? [renderFairness(fairness), ''] : []),
       options.profile ? `${renderProfiles(measurements)}\n` : '',
       `Results written to ${resultsFile}`,
       '',

@@ -97,6 +97,17 @@ describe('the dashboard in logs', () => {
   });
 });
 
+describe('authentication lockouts in logs', () => {
+  it('the failure that locks an address out logs one warning naming the address, the surface and the seconds', async () => {
+    const address = '192.0.2.77';
+    const wrong = () =>
+      logged.inject({ method: 'GET', url: '/admin/v1/organizations', headers: { authorization: 'Bearer not-the-token' }, remoteAddress: address });
+    for (let i = 0; i <= t.ctx.config.authFailuresPerMinute; i++) await wrong();
+    const lockouts = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.address === address);
+    expect(lockouts).toEqual([expect.objectContaining({ level: 40, surface: 'operator', seconds: expect.any(Number), msg: expect.stringContaining(`authentication lockout: ${address} on operator`) })]);
+  });
+});
+
 describe('webhook secrets and destinations in logs', () => {
   it('configuring and rotating an endpoint, and failing deliveries to it, log neither the secret nor the URL path or query', async () => {
     const tenant = await t.tenant({ key: { rate_limit_rps: 100_000 } });

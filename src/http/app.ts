@@ -106,7 +106,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   installErrorHandling(app, docsBaseUrl, ctx.metrics, `${PARTNER_PREFIX}/test/`);
   installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
-  const failures = new AuthFailureLimiter(ctx.config.authFailuresPerMinute);
+  const failuresPerMinute = ctx.config.authFailuresPerMinute;
   probeRoutes(app, ctx, options.workers ?? (() => 'off'));
 
   // Each API gets its own OpenAPI document: swagger registered in a context sees that context's routes only.
@@ -116,7 +116,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     docs.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (partner: App) => {
-        partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, failures, ctx.clock));
+        partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, new AuthFailureLimiter('partner', failuresPerMinute), ctx.clock));
         partner.addHook('preValidation', refuseUnknownQueryParameters);
         healthRoutes(partner, ctx);
         capabilitiesRoutes(partner, ctx);
@@ -138,7 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     docs.get(`${ADMIN_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (admin: App) => {
-        admin.addHook('onRequest', adminAuthentication(options.adminToken, failures));
+        admin.addHook('onRequest', adminAuthentication(options.adminToken, new AuthFailureLimiter('operator', failuresPerMinute)));
         adminOrganizationRoutes(admin, ctx);
         adminKeyRoutes(admin, ctx);
         adminWebhookRoutes(admin, ctx);
@@ -151,7 +151,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     );
   });
 
-  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, failures));
+  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, new AuthFailureLimiter('dashboard', failuresPerMinute)));
 
   return app;
 }

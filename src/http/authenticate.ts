@@ -9,6 +9,7 @@ import { IDEMPOTENCY_HEADER, readIdempotencyKey } from './idempotency.js';
 import type { AuthFailureLimiter } from './auth-failures.js';
 import type { CallerCache } from './caller-cache.js';
 import { enforce, type KeyRateLimiter } from './rate-limit.js';
+import { requestCost } from './request-cost.js';
 import { refuseDuplicatedHeaders } from './request-guards.js';
 
 /** RFC 7235: the scheme is case-insensitive. */
@@ -33,9 +34,10 @@ const authenticationRequired = (request: FastifyRequest) =>
       : `The Authorization header is malformed: expected ${KEY_FORMAT}, the key being sk_test_ or sk_live_ and 32 or more letters and digits.`,
   );
 
-/** Counts a failed authentication against the client's address, then fails. */
+/** Counts a failed authentication against the client's address, then fails (429 instead once it is locked out). */
 async function failed(failures: AuthFailureLimiter, request: FastifyRequest, error: DomainError): Promise<never> {
-  await failures.record(request.ip);
+  await failures.check(request);
+  await failures.record(request);
   throw error;
 }
 
@@ -50,10 +52,26 @@ async function verified(caller: Caller | null, now: Date, failures: AuthFailureL
 }
 
 /**
+ * A locked-out address is still served with a valid key, but only one found in the key cache: its unknown
+ * keys get 429 without a database query, so a flood of made-up keys costs nothing.
+ */
+async function lookUp(callers: CallerCache, failures: AuthFailureLimiter, request: FastifyRequest, keyHash: string): Promise<Caller | null> {
+  try {
+    await failures.check(request);
+  } catch (lockedOut) {
+    // An expired or revoked cached key still fails, and failing is 429 here.
+    const cached = callers.cached(keyHash);
+    if (cached) return cached;
+    throw lockedOut;
+  }
+  return callers.find(keyHash);
+}
+
+/**
  * The partner API's gate, in the contract's order: duplicated credential headers (400), header format (401),
- * Idempotency-Key presence on IDEM routes (400, decided before any storage is touched), failed attempts of
- * this address (429), key lookup (401), rate limit (429), organization status and scope (403). A live key on
- * a /test route is answered as if the route did not exist.
+ * Idempotency-Key presence on IDEM routes (400, decided before any storage is touched), key lookup (401, or
+ * 429 once this address has failed too often), rate limit (429), organization status and scope (403). A live
+ * key on a /test route is answered as if the route did not exist.
  */
 export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimiter, failures: AuthFailureLimiter, clock: Clock) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -70,10 +88,9 @@ export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimi
         IDEMPOTENCY_HEADER,
       );
     }
-    await failures.check(request.ip);
-    const caller = await verified(await callers.find(hashApiKey(token)), clock.now(), failures, request);
+    const caller = await verified(await lookUp(callers, failures, request, hashApiKey(token)), clock.now(), failures, request);
 
-    enforce(reply, await limiter.consume(caller.keyId, caller.rateLimitRps), 'this key');
+    enforce(reply, await limiter.consume(caller.keyId, caller.rateLimitRps, requestCost(request, caller.rateLimitRps)), 'this key');
 
     checkAuthorization(caller, contract);
     request.caller = caller;
@@ -82,12 +99,14 @@ export function partnerAuthentication(callers: CallerCache, limiter: KeyRateLimi
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** The operator API's gate: one shared bearer token, compared in constant time; failures count per address. */
+/**
+ * The operator API's gate: one shared bearer token, compared in constant time before anything else, so the
+ * right token is served even from an address locked out by wrong ones; failures count per address.
+ */
 export function adminAuthentication(adminToken: string, failures: AuthFailureLimiter) {
   const expected = digest(adminToken);
   return async function authenticateOperator(request: FastifyRequest): Promise<void> {
     refuseDuplicatedHeaders(request, ['Authorization']);
-    await failures.check(request.ip);
     const token = bearerToken(request);
     if (!token || !timingSafeEqual(digest(token), expected)) {
       return failed(failures, request, new DomainError('authentication_required', 'Send the operator token as "Authorization: Bearer <CONNECT_ADMIN_TOKEN>".'));

@@ -61,6 +61,11 @@ export class CallerCache {
     return caller;
   }
 
+  /** The cached caller of a key, without asking the database: null when not cached or the cache is not trusted. */
+  cached(keyHash: string): Caller | null {
+    return this.listening ? (this.entries.get(keyHash) ?? null) : null;
+  }
+
   /** Drops one organization's entries, or every entry (null): after a change, or when changes may have been missed. */
   forget(organizationId: string | null): void {
     this.generation++;

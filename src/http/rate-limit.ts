@@ -76,14 +76,15 @@ export class KeyRateLimiter {
     );
   }
 
-  async consume(keyId: string, rps: number): Promise<RateLimitDecision> {
+  /** Spends `points` (the request's cost, see requestCost) of the key's budget for this second. */
+  async consume(keyId: string, rps: number, points = 1): Promise<RateLimitDecision> {
     let limiter = this.limiters.get(rps);
     if (!limiter) {
       limiter = this.make(rps);
       this.limiters.set(rps, limiter);
     }
     try {
-      const res = await limiter.consume(keyId);
+      const res = await limiter.consume(keyId, points);
       return decision(true, rps, res);
     } catch (rejection) {
       // The library rejects with a RateLimiterRes when the budget is spent, with an Error when the store fails.

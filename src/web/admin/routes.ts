@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyMode } from '../../domain/api-keys.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { ORGANIZATION_STATUSES, type OrganizationStatus } from '../../domain/organizations.js';
-import type { AuthFailureLimiter } from '../../http/auth-failures.js';
+import { TooManyFailures, type AuthFailureLimiter } from '../../http/auth-failures.js';
 import type { App, AppContext } from '../../http/context.js';
 import { ERROR_HTTP } from '../../http/error-codes.js';
 import { dailyDepositVolume } from '../../store/volume.js';
@@ -50,6 +50,7 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
     const known = error instanceof DomainError || status < 500;
     if (!known) request.log.error({ err: error }, 'dashboard request failed');
     else if (!(error instanceof DomainError)) request.log.info({ err: error }, 'dashboard request refused');
+    if (error instanceof TooManyFailures) reply.header('retry-after', error.retryAfterSeconds);
     const message = known ? error.message : 'Something went wrong on our side.';
     if (!sessionOf.has(request)) return send(reply, signInPage(stylesheet, message), status);
     return send(reply, dashboardPage(pageContext(request), `Error ${status}`, html`<p class="problem" role="alert">${message}</p>`), status);
@@ -59,10 +60,11 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
 
   app.get(`${DASHBOARD}/sign-in`, async (_request, reply) => send(reply, signInPage(stylesheet, null)));
 
-  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, async (request, reply) => {
-    await failures.check(request.ip);
+  // The token is in the body, so a locked-out address is refused at onRequest, before its body is read: here
+  // alone the right token waits out the lockout too. Failures elsewhere (the operator API) do not count here.
+  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, { onRequest: async (request) => failures.check(request) }, async (request, reply) => {
     if (!sessions.isOperatorToken(String(request.body?.token ?? ''))) {
-      await failures.record(request.ip);
+      await failures.record(request);
       return send(reply, signInPage(stylesheet, 'That is not the operator token.'), 401);
     }
     reply.header('set-cookie', sessionCookie(sessions.open(new Date()), secure(request)));
