@@ -58,6 +58,9 @@ export interface BuildOptions {
   workers?: WorkerStatus;
 }
 
+/** Above the keep-alive timeout (72 s) and any answer this API takes to compute. */
+const IDLE_CONNECTION_TIMEOUT_MS = 120_000;
+
 export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<App> {
   const { docsBaseUrl } = ctx.config;
   const app = Fastify({
@@ -75,6 +78,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     // Checked every second. Kept-alive connections stay Fastify's 72 s, above common load balancers' 60 s idle.
     requestTimeout: ctx.config.requestTimeoutMs,
     http: { headersTimeout: ctx.config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, ctx.config.requestTimeoutMs) },
+    // A connection on which nothing at all moves for two minutes (no request, no byte of an answer) is closed.
+    connectionTimeout: IDLE_CONNECTION_TIMEOUT_MS,
     trustProxy: ctx.config.trustProxy,
     // Request ids are always the server's own: a client cannot make its lines look like another request's.
     requestIdHeader: false,
