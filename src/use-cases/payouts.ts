@@ -76,8 +76,6 @@ export interface LivePayoutEngine {
   atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
 }
 
-export const DEFAULT_LIVE_PAYOUT_ENGINE: LivePayoutEngine = { leaseSeconds: 120, recheckSeconds: 5, sweepLimit: 100 };
-
 /** Where a sweep reports what the operator should know. */
 export interface SweepLog {
   warn(details: object, message: string): void;
@@ -98,7 +96,7 @@ export class Payouts {
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
     private readonly clock: Clock,
     private readonly priceMaxAgeSeconds: number,
-    private readonly engine: LivePayoutEngine = DEFAULT_LIVE_PAYOUT_ENGINE,
+    private readonly engine: LivePayoutEngine,
   ) {}
 
   // Quotes ------------------------------------------------------------------------------------------------
