@@ -90,11 +90,12 @@ describe('double-entry ledger', () => {
 });
 
 describe('npx connect-payments ledger verify', () => {
-  it('passes on a consistent ledger and prints what it checked', async () => {
+  it('passes on a consistent ledger and prints what it checked, in snake_case like the API', async () => {
     const run = await cli(['ledger', 'verify']);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ ok: true, accountMismatches: [], unbalancedTransfers: [] });
+    expect(Object.keys(report).sort()).toEqual(['account_mismatches', 'accounts', 'ok', 'postings', 'transfers', 'unbalanced_transfers']);
+    expect(report).toMatchObject({ ok: true, account_mismatches: [], unbalanced_transfers: [] });
     expect(report.accounts).toBeGreaterThan(0);
     expect(report.transfers).toBeGreaterThan(0);
     expect(report.postings).toBe(report.transfers * 2);

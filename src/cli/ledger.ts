@@ -1,13 +1,17 @@
 import type { Command } from 'commander';
-import type { LedgerReport } from '../use-cases/ledger.js';
+import type { Static } from 'typebox';
+import type { LedgerReport } from '../routes/admin/ledger.js';
 import type { RunVerb } from './run.js';
+
+/** The operator API's answer, printed as it comes. */
+type Report = Static<typeof LedgerReport>;
 
 /** A ledger that does not add up: the report goes to stderr and the command exits 1. */
 export class LedgerOutOfBalance extends Error {
-  constructor(readonly report: LedgerReport) {
+  constructor(readonly report: Report) {
     super(
-      `Ledger verification FAILED: ${report.accountMismatches.length} account(s) whose balance differs from their postings, ` +
-        `${report.unbalancedTransfers.length} transfer(s) that do not balance (checked ${report.accounts} accounts, ` +
+      `Ledger verification FAILED: ${report.account_mismatches.length} account(s) whose balance differs from their postings, ` +
+        `${report.unbalanced_transfers.length} transfer(s) that do not balance (checked ${report.accounts} accounts, ` +
         `${report.transfers} transfers, ${report.postings} postings).\n${JSON.stringify(report, null, 2)}`,
     );
   }
@@ -20,7 +24,7 @@ export function ledgerCommands(program: Command, run: RunVerb): void {
     .description('Check that every balance equals the sum of its postings and every transfer sums to zero per asset; exits 1 on any mismatch')
     .action(() =>
       run({ method: 'GET', path: '/ledger/verification' }, (answer) => {
-        const report = answer as LedgerReport;
+        const report = answer as Report;
         if (!report.ok) throw new LedgerOutOfBalance(report);
       }),
     );

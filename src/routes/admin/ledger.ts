@@ -9,10 +9,10 @@ export const LedgerReport = Type.Object(
     accounts: Type.Integer(),
     transfers: Type.Integer(),
     postings: Type.Integer(),
-    accountMismatches: Type.Array(Type.Object({ id: Type.String(), balance: Type.String(), postings: Type.String() }), {
+    account_mismatches: Type.Array(Type.Object({ id: Type.String(), balance: Type.String(), postings: Type.String() }), {
       description: 'Accounts whose running balance differs from the sum of their postings.',
     }),
-    unbalancedTransfers: Type.Array(
+    unbalanced_transfers: Type.Array(
       Type.Object({
         id: Type.String(),
         asset: Type.Union([Type.String(), Type.Null()]),
@@ -39,6 +39,9 @@ export function adminLedgerRoutes(app: App, { db }: AppContext): void {
         response: { 200: LedgerReport, ...errorResponses(401) },
       },
     },
-    async () => verifyLedger(db),
+    async () => {
+      const { accountMismatches, unbalancedTransfers, ...report } = await verifyLedger(db);
+      return { ...report, account_mismatches: accountMismatches, unbalanced_transfers: unbalancedTransfers };
+    },
   );
 }
