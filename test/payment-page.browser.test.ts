@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from './support/app.js';
@@ -8,7 +9,7 @@ import { insertLiveIntent } from './support/pages.js';
 import { createIntent, createTenant, simulate } from './support/partner.js';
 
 if (NO_BROWSER_REASON) console.warn(NO_BROWSER_REASON);
-const AXE = fs.readFileSync(new URL('../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () => {
   let rig: BrowserRig;
