@@ -2,7 +2,8 @@
 # The newcomer's path, timed: a fresh clone of this commit, `npm ci`, `npm start` until the banner, then the
 # README's first simulated payment (create an intent, simulate the deposit, see it completed) with curl.
 #
-#   bench/newcomer.sh            # prints the seconds of each phase and the totals
+#   bench/newcomer.sh                # prints the seconds of each phase and the totals
+#   bench/newcomer.sh --omit=dev     # the same with these options to npm ci (only what the service needs)
 #
 # The clone is made from this repository (committed work only) into a temporary directory, removed at the end.
 # npm downloads from its cache when it can, so a first run on a machine with an empty cache takes longer.
@@ -29,7 +30,7 @@ git clone --quiet --no-checkout "$repo" "$dir/connect-payments"
 cd "$dir/connect-payments"
 git checkout --quiet --detach "$commit"
 t1=$(now)
-npm ci --no-audit --no-fund >"$dir/npm-ci.log" 2>&1 || { cat "$dir/npm-ci.log"; exit 1; }
+npm ci --no-audit --no-fund "$@" >"$dir/npm-ci.log" 2>&1 || { cat "$dir/npm-ci.log"; exit 1; }
 t2=$(now)
 echo "node_modules: $(du -sm node_modules | cut -f1) MB"
 
@@ -53,9 +54,10 @@ status=$(curl -sf "$api/payment-intents/$id" -H "$auth" | field status)
 t4=$(now)
 [ "$status" = completed ] || { echo "the intent is $status, not completed"; exit 1; }
 
-echo "clone                $(seconds "$t0" "$t1") s"
-echo "npm ci               $(seconds "$t1" "$t2") s"
-echo "npm start to banner  $(seconds "$t2" "$t3") s"
-echo "first payment (curl) $(seconds "$t3" "$t4") s"
-echo "clone → ready        $(seconds "$t0" "$t3") s"
-echo "clone → completed    $(seconds "$t0" "$t4") s"
+phase() { printf '%-24s %s s\n' "$1" "$(seconds "$2" "$3")"; }
+phase clone "$t0" "$t1"
+phase "npm ci $*" "$t1" "$t2"
+phase "npm start to banner" "$t2" "$t3"
+phase "first payment (curl)" "$t3" "$t4"
+phase "clone → ready" "$t0" "$t3"
+phase "clone → completed" "$t0" "$t4"
