@@ -4,13 +4,14 @@
 #
 #   bench/newcomer.sh                # prints the seconds of each phase and the totals
 #   bench/newcomer.sh --omit=dev     # the same with these options to npm ci (only what the service needs)
+#   COMMIT=ab7118f bench/newcomer.sh # an earlier commit, for a before/after comparison
 #
 # The clone is made from this repository (committed work only) into a temporary directory, removed at the end.
 # npm downloads from its cache when it can, so a first run on a machine with an empty cache takes longer.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-commit=$(git -C "$repo" rev-parse HEAD)
+commit=$(git -C "$repo" rev-parse "${COMMIT:-HEAD}^{commit}")
 dir=$(mktemp -d "${TMPDIR:-/tmp}/connect-newcomer-XXXXXX")
 server=
 cleanup() {
