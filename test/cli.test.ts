@@ -276,6 +276,39 @@ describe('operator CLI: errors', () => {
   });
 });
 
+/** Every object key in a printed answer, however deep. */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]);
+}
+
+describe('operator CLI: output', () => {
+  it('every verb prints snake_case keys, like the API', async () => {
+    const org = (await newOrg()).id;
+    const key = (await ok('key', 'create', org, '--mode', 'test')).id;
+    const printed = [
+      await ok('org', 'get', org),
+      await ok('org', 'list'),
+      await ok('org', 'update', org, '--intent-ttl-seconds', '900'),
+      await ok('key', 'list', org),
+      await ok('key', 'get', key),
+      await ok('key', 'rotate', key),
+      await ok('webhook', 'set', org, 'test', '--url', 'https://example.com/hooks'),
+      await ok('webhook', 'list', org),
+      await ok('webhook', 'rotate-secret', org, 'test'),
+      await ok('webhook', 'deliveries', org),
+      await ok('webhook', 'replay', org, 'test', '--from', '2020-01-01', '--to', '2030-01-01'),
+      await ok('deposits', 'quarantined'),
+      await ok('payouts', 'list'),
+      await ok('ledger', 'verify'),
+    ];
+    const keys = new Set(printed.flatMap(keysOf));
+    expect([...keys].filter((name) => !/^[a-z][a-z0-9_]*$/.test(name))).toEqual([]);
+    expect(keys).toContain('account_mismatches');
+  });
+});
+
 describe('operator CLI: the installed command', () => {
   it('npx connect-payments org create runs on the embedded database in CONNECT_DATA_DIR', { timeout: 60_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-e2e-'));
