@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/context.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { runCli, type OpenDatabase } from '../src/cli/run.js';
+import { buildApp } from '../src/http/app.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 let t: TestApp;
@@ -306,6 +307,22 @@ describe('operator CLI: output', () => {
     const keys = new Set(printed.flatMap(keysOf));
     expect([...keys].filter((name) => !/^[a-z][a-z0-9_]*$/.test(name))).toEqual([]);
     expect(keys).toContain('account_mismatches');
+  });
+});
+
+describe('operator CLI: the operator API it serves itself', () => {
+  it('serves the operator API and the probes only: the partner API and the pages are not built for a verb', async () => {
+    const adminToken = 'x'.repeat(32);
+    const app = await buildApp(t.ctx, { adminToken, logger: false, operatorOnly: true });
+    try {
+      const headers = { authorization: `Bearer ${adminToken}` };
+      expect((await app.inject({ method: 'GET', url: '/admin/v1/organizations', headers })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/livez' })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/connect/v1/health', headers })).statusCode).toBe(404);
+      expect((await app.inject({ method: 'GET', url: '/admin/' })).statusCode).toBe(404);
+    } finally {
+      await app.close();
+    }
   });
 });
 

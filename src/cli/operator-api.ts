@@ -94,7 +94,7 @@ async function inProcessApi(config: Config, open: OpenDatabase, stderr: Output):
     // A Redis outage is reported on stderr: stdout carries the verb's JSON.
     const ctx = await createContext(config, db, { redisLog: pino({ level: config.logLevel }, stderr) });
     const adminToken = randomBytes(32).toString('base64url');
-    const app = await buildApp(ctx, { adminToken, logger: false });
+    const app = await buildApp(ctx, { adminToken, logger: false, operatorOnly: true });
     return {
       async call(call) {
         const res = await app.inject({
