@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { LOG_REDACTIONS, terminalLogging } from '../logging.js';
 import type { RunLocal } from './run.js';
 
 /** Resolves at the first SIGTERM or SIGINT. */
@@ -21,7 +19,12 @@ export function workerCommand(program: Command, run: RunLocal): void {
     .action(() =>
       run(async (ctx) => {
         // Loaded here: the other verbs, which only call the operator API, need none of it.
-        const [{ startBackgroundWork }, { serveMetrics }] = await Promise.all([import('../workers/background.js'), import('../metrics/listener.js')]);
+        const [{ startBackgroundWork }, { serveMetrics }, { pino }, { LOG_REDACTIONS, terminalLogging }] = await Promise.all([
+          import('../workers/background.js'),
+          import('../metrics/listener.js'),
+          import('pino'),
+          import('../logging.js'),
+        ]);
         const log = pino({ level: ctx.config.logLevel, redact: LOG_REDACTIONS, ...terminalLogging() });
         const stop = await startBackgroundWork(ctx, log);
         const address = ctx.config.metricsAddress;
