@@ -30,6 +30,9 @@ const modeOf = (value: unknown): KeyMode => {
  * the CLI). Signed in with the operator token; the session is a signed HttpOnly SameSite=Strict cookie, and
  * every form carries the session's CSRF token, checked before any change.
  */
+/** Room for the sign-in form's token field (and a browser's extras), URL-encoded. */
+const SIGN_IN_FORM_BYTES = 1024;
+
 export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSessions, failures: AuthFailureLimiter, assets: StaticAssets): void {
   const { operator, operatorPayouts, webhooks, cursors, db, clock, config } = ctx;
   const stylesheet = assets.url('admin.css');
@@ -60,10 +63,15 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
 
   app.get(`${DASHBOARD}/sign-in`, async (_request, reply) => send(reply, signInPage(stylesheet, null)));
 
-  // The token is in the body, so a locked-out address is refused at onRequest, before its body is read: here
-  // alone the right token waits out the lockout too. Failures elsewhere (the operator API) do not count here.
-  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, { onRequest: async (request) => failures.check(request) }, async (request, reply) => {
+  // The token is in the body. A locked-out address may still sign in with the right token, in a body of a
+  // sign-in form's size; anything larger (or of unstated length) it sends is refused before being read.
+  // Failures elsewhere (the operator API) do not count here.
+  const signInGate = async (request: FastifyRequest) => {
+    if (!(Number(request.headers['content-length']) <= SIGN_IN_FORM_BYTES)) await failures.check(request);
+  };
+  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, { onRequest: signInGate }, async (request, reply) => {
     if (!sessions.isOperatorToken(String(request.body?.token ?? ''))) {
+      await failures.check(request);
       await failures.record(request);
       return send(reply, signInPage(stylesheet, 'That is not the operator token.'), 401);
     }
