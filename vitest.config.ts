@@ -12,5 +12,7 @@ export default defineConfig({
     // Vitest's default (one fewer than the cores) is a single file at a time on two cores, where much of a
     // file's time is spent waiting on child processes, chains and timers rather than on the CPU.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // A line per file at a terminal; into a file or CI log, a dot per test and the failures in full.
+    reporters: process.stdout.isTTY ? ['default'] : ['dot'],
   },
 });
