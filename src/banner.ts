@@ -1,3 +1,5 @@
+import { SIGNER_SETTINGS } from './config.js';
+import type { LiveSummary } from './live-summary.js';
 import type { OperatorService } from './use-cases/operator.js';
 import type { OperatorToken } from './operator-files.js';
 import { adminTokenFile } from './operator-files.js';
@@ -10,10 +12,11 @@ export interface BannerFacts {
   demo: Awaited<ReturnType<OperatorService['bootstrapDemo']>>;
   token: OperatorToken;
   metricsUrl: string | null;
+  live: LiveSummary;
 }
 
 /** What `npm start` prints once the server listens: where it is, how to call it, and (first start only) the secrets. */
-export function banner({ base, database, demo, token, metricsUrl }: BannerFacts): string {
+export function banner({ base, database, demo, token, metricsUrl, live }: BannerFacts): string {
   const lines = [
     '',
     `Connect Payments is running on ${database.kind === 'pglite' ? `the embedded database (${database.dataDir})` : 'PostgreSQL'}.`,
@@ -41,5 +44,19 @@ export function banner({ base, database, demo, token, metricsUrl }: BannerFacts)
   } else if (token.origin === 'stored') {
     lines.push(`  Operator token for ${base}${ADMIN_PREFIX}: \`npx connect-payments admin-token\` prints it.`);
   }
+  lines.push(...liveLines(live));
   return `${lines.join('\n')}\n\n`;
+}
+
+/** The live path in two lines at most: an operator sees at once whether the settings meant for it were read. */
+function liveLines({ networks, watchers, payout_signer: signer }: LiveSummary): string[] {
+  const served = Object.entries(networks);
+  if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md sets them up)'];
+  const watched = watchers.length ? `watched here: ${watchers.join(', ')}` : 'watched by worker processes';
+  return [
+    `  Live networks:   ${served.map(([network, rpc]) => `${network} (${rpc})`).join(', ')}; ${watched}`,
+    signer
+      ? `  Payout signer:   ${signer.address} (${signer.kind === 'remote' ? `remote, ${signer.url}` : signer.kind.replace('_', ' ')})`
+      : `  Payout signer:   none, live payouts are refused (set ${SIGNER_SETTINGS})`,
+  ];
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SIGNER_SETTINGS } from '../config.js';
 import type { Caller } from '../domain/access.js';
 import type { AssetNetwork, Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
@@ -208,7 +209,8 @@ export class Payouts {
     if (tenant.mode === 'live' && !custody.payoutsEnabled) {
       throw new DomainError(
         'provider_unavailable',
-        'Live payouts need a custody provider, and none is configured on this deployment; nothing was reserved or sent.',
+        'Live payouts need a payout signer, and none is configured on this deployment: the operator sets ' +
+          `${SIGNER_SETTINGS}. Nothing was reserved or sent.`,
       );
     }
     return (tx) => this.execute(tx, tenant, quoteId);
