@@ -1,4 +1,3 @@
-import { SIGNER_SETTINGS } from './config.js';
 import type { LiveSummary } from './live-summary.js';
 import type { OperatorService } from './use-cases/operator.js';
 import type { OperatorToken } from './operator-files.js';
@@ -57,6 +56,6 @@ function liveLines({ networks, watchers, payout_signer: signer }: LiveSummary): 
     `  Live networks:   ${served.map(([network, rpc]) => `${network} (${rpc})`).join(', ')}; ${watched}`,
     signer
       ? `  Payout signer:   ${signer.address} (${signer.kind === 'remote' ? `remote, ${signer.url}` : signer.kind.replace('_', ' ')})`
-      : `  Payout signer:   none, live payouts are refused (set ${SIGNER_SETTINGS})`,
+      : '  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)',
   ];
 }

@@ -98,9 +98,6 @@ export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: str
 
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
 
-/** How an operator gives live payouts a signer: what a refused live payout and the start-up banner name. */
-export const SIGNER_SETTINGS = 'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS)';
-
 export interface ListenAddress {
   host: string;
   port: number;

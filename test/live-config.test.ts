@@ -56,7 +56,7 @@ describe('live configuration, visible and never secret', () => {
     expect(signed).toContain('  Live networks:   ethereum (http://127.0.0.1:9/…); watched here: ethereum\n');
     expect(signed).toContain(`  Payout signer:   ${HOT_WALLET} (key)\n`);
     for (const secret of SECRETS) expect(signed).not.toContain(secret);
-    expect(bannerOf(withoutSigner)).toContain('Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE');
+    expect(bannerOf(withoutSigner)).toContain('  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)\n');
   });
 
   it('the banner says when no live network is configured', async () => {

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { SIGNER_SETTINGS } from '../config.js';
 import type { Caller } from '../domain/access.js';
 import type { AssetNetwork, Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
@@ -209,8 +208,10 @@ export class Payouts {
     if (tenant.mode === 'live' && !custody.payoutsEnabled) {
       throw new DomainError(
         'provider_unavailable',
+        // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
         'Live payouts need a payout signer, and none is configured on this deployment: the operator sets ' +
-          `${SIGNER_SETTINGS}. Nothing was reserved or sent.`,
+          'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS). ' +
+          'Nothing was reserved or sent.',
       );
     }
     return (tx) => this.execute(tx, tenant, quoteId);
