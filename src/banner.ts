@@ -33,6 +33,7 @@ export function banner({ base, database, demo, token, metricsUrl, live }: Banner
   } else {
     lines.push('  Create keys with the operator API or CLI (npx connect-payments key create --help).');
   }
+  lines.push(...liveLines(live));
   if (metricsUrl) lines.push(`  Metrics, without a token: ${metricsUrl}`);
   if (token.origin === 'generated') {
     lines.push(
@@ -43,7 +44,6 @@ export function banner({ base, database, demo, token, metricsUrl, live }: Banner
   } else if (token.origin === 'stored') {
     lines.push(`  Operator token for ${base}${ADMIN_PREFIX}: \`npx connect-payments admin-token\` prints it.`);
   }
-  lines.push(...liveLines(live));
   return `${lines.join('\n')}\n\n`;
 }
 

@@ -1,5 +1,6 @@
 import type { KeyMode } from '../domain/api-keys.js';
 import { isUuid } from '../domain/ids.js';
+import { isRefCode } from '../domain/payment-intents.js';
 import type { Sql } from './database.js';
 
 /** The objects the dashboard has a page for; also the `related_to_kind` values of events. */
@@ -29,7 +30,6 @@ export interface Found {
 
 /** Enough for one screen; an identifier that matches more is not an identifier. */
 export const MAX_FOUND = 50;
-const REF_CODE = /^[2-9A-HJ-NP-Z]{5}$/i;
 
 const SUMMARY: Record<ObjectKind, string> = {
   payment_intent: `o.amount || ' ' || o.currency || ', ' || o.status`,
@@ -62,7 +62,7 @@ export async function searchObjects(sql: Sql, query: string): Promise<Found[]> {
     ),
     branch('address', 'address', 'lower(o.address) = lower($1)'),
   ];
-  if (REF_CODE.test(query)) branches.push(branch('payment_intent', 'ref_code', 'o.ref_code = upper($1)'));
+  if (isRefCode(query.toUpperCase())) branches.push(branch('payment_intent', 'ref_code', 'o.ref_code = upper($1)'));
   if (isUuid(query)) branches.push(...OBJECT_KINDS.map((kind) => branch(kind, 'id', 'o.id = $1::uuid')));
   // DISTINCT: a live payout's hash is both on the payout and among its signed transactions.
   return sql.query<Found>(
