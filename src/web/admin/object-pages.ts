@@ -8,9 +8,9 @@ import { DASHBOARD, dashboardPage, facts, MAX_SEARCH_LENGTH, modeName, table, ti
 export const isObjectKind = (value: string): value is ObjectKind => (OBJECT_KINDS as readonly string[]).includes(value);
 
 /** Where the dashboard shows an object: a live payout on its payout engine page, anything else on its own page. */
-export function objectUrl(kind: string, id: string, mode: KeyMode): string {
+export function objectUrl(kind: ObjectKind, id: string, mode: KeyMode): string {
   if (kind === 'payout' && mode === 'live') return payoutUrl(id);
-  return `${DASHBOARD}/objects/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`;
+  return `${DASHBOARD}/objects/${kind}/${encodeURIComponent(id)}`;
 }
 
 /** An id shown as a link to its object's page (`kind` as events name it; one the dashboard has no page for stays text). */
