@@ -11,9 +11,10 @@ import { html } from '../html.js';
 import { pageHeaders, type StaticAssets } from '../static-assets.js';
 import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
 import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
-import { DASHBOARD, dashboardPage, signInPage, table, time, type PageContext } from './pages.js';
+import { DASHBOARD, dashboardPage, modeName, signInPage, table, time, type PageContext } from './pages.js';
 import { isSignedOut, recordSignOut } from '../../store/dashboard-sign-outs.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
+import { searchRoutes } from './search-routes.js';
 import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
 
 type Form = Record<string, string>;
@@ -97,18 +98,24 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
       return reply.redirect(`${DASHBOARD}/sign-in`, 303);
     });
 
+    searchRoutes(signedIn, ctx, { pageContext, send });
+
     signedIn.get<{ Querystring: Query }>(`${DASHBOARD}/overview`, async (request, reply) => {
-      const mode = request.query.mode === undefined ? 'live' : modeOf(request.query.mode);
       const days = chartDays(clock.now());
-      const rows = await dailyDepositVolume(db, mode, new Date(`${days[0]}T00:00:00Z`));
+      const from = new Date(`${days[0]}T00:00:00Z`);
+      // Unless the operator chose, the mode that has data: live when it has any, sandbox otherwise.
+      const chosen = request.query.mode === undefined ? null : modeOf(request.query.mode);
+      const live = chosen === 'test' ? [] : await dailyDepositVolume(db, 'live', from);
+      const mode = chosen ?? (live.length > 0 ? 'live' : 'test');
+      const rows = mode === 'live' ? live : await dailyDepositVolume(db, 'test', from);
       const other = mode === 'live' ? 'test' : 'live';
       return send(
         reply,
         dashboardPage(
           pageContext(request),
           'Overview',
-          html`<h2>Daily deposit volume per asset, last ${CHART_DAYS} days (${mode === 'live' ? 'live' : 'sandbox'})</h2>
-<p><a href="?mode=${other}">Show ${other === 'live' ? 'live' : 'sandbox'}</a></p>
+          html`<h2>Daily deposit volume per asset, last ${CHART_DAYS} days (${modeName(mode)})</h2>
+<p><a href="?mode=${other}">Show ${modeName(other)}</a></p>
 ${volumeCharts(rows, days)}`,
         ),
       );
@@ -133,6 +140,7 @@ ${volumeCharts(rows, days)}`,
             ],
             page.rows,
             next && `?cursor=${encodeURIComponent(next)}`,
+            false,
           ),
         ),
       );
