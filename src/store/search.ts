@@ -47,7 +47,7 @@ const branch = (kind: ObjectKind, matched: MatchedBy, where: string, joins = '')
  * Everything one identifier names, in every organization and mode: by id (any object), ref code, external_ref
  * (the user's intents and payouts), on-chain hash (transactions, payouts, and any transaction signed for a live
  * payout, a replaced one too) or deposit address. Only lookups the query's shape allows are run, each on an index
- * (migration 016). `query` is trimmed, at most 255 characters and free of control characters (the caller checks).
+ * (migration 017). `query` is trimmed, at most 255 characters and free of control characters (the caller checks).
  */
 export async function searchObjects(sql: Sql, query: string): Promise<Found[]> {
   const branches = [
