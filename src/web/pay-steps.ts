@@ -50,7 +50,7 @@ function payStep(t: Messages, lang: Language, view: PayerView, card: PayerCard, 
   </div>`;
 }
 
-function lastPayment(t: Messages, view: PayerView, label: string): Fragment {
+function lastPayment(view: PayerView, label: string): Fragment {
   const last = view.lastPayment;
   return last && html`<dt>${fill(label, { network: last.networkName })}</dt><dd><code class="tx">${last.txHash}</code></dd>`;
 }
@@ -62,7 +62,7 @@ function receiptStep(t: Messages, lang: Language, view: PayerView): SafeHtml {
   <dl class="receipt">
     <dt>${t.amountPaid}</dt><dd>${status.amount_received} ${status.currency}</dd>
     ${completed && html`<dt>${t.completedAt}</dt><dd><time datetime="${view.completedAt}">${DATE_FORMATS[lang].format(completed)} UTC</time></dd>`}
-    ${lastPayment(t, view, t.transactionOn)}
+    ${lastPayment(view, t.transactionOn)}
   </dl>
   <p>${t.closeNow}</p>`;
 }
@@ -71,7 +71,7 @@ function expiredStep(t: Messages, view: PayerView): SafeHtml {
   const { status } = view;
   if (status.amount_received === '0') return html`<p>${t.sendNothing}</p>`;
   return html`<p>${fill(t.lateMoney, { received: status.amount_received, currency: status.currency })}</p>
-  <dl class="receipt">${lastPayment(t, view, t.lastTransactionOn)}</dl>`;
+  <dl class="receipt">${lastPayment(view, t.lastTransactionOn)}</dl>`;
 }
 
 /** The section under the status: the payer's one next step. The page's script swaps it when the step changes. */

@@ -23,16 +23,16 @@
 
   function isOpen(state) { return state === 'waiting' || state === 'partial'; }
 
-  // The server's nextStep (src/use-cases/payment-pages.ts); paying is keyed by what remains, which the card asks.
+  // The server's nextStep (src/use-cases/payment-pages.ts).
   function stepOf(status) {
     if (status.state === 'completed') return 'receipt';
     if (status.state === 'expired') return 'expired';
     return status.pending_deposits.length > 0 ? 'confirming' : 'pay';
   }
 
+  // A new credit changes what the card asks for (what remains), or what a receipt or an expired page shows.
   function stepKey(status) {
-    var step = stepOf(status);
-    return step === 'pay' ? step + ' ' + status.amount_remaining : step;
+    return stepOf(status) + ' ' + status.amount_received;
   }
 
   // This page again, as the server renders it now; only its next-step section is taken, so focus, the live
