@@ -10,7 +10,7 @@ export default tseslint.config(
     files: ['src/web/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', setTimeout: 'readonly', setInterval: 'readonly' },
+      globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', setTimeout: 'readonly', setInterval: 'readonly', location: 'readonly', DOMParser: 'readonly' },
     },
   },
   {

@@ -1,12 +1,18 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/build.ts'],
+    globalSetup: ['test/support/build.ts', 'test/support/pglite-template.ts'],
     // Each file opens its own database (PGlite in memory, or a fresh schema on PostgreSQL).
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default (one fewer than the cores) is a single file at a time on two cores, where much of a
+    // file's time is spent waiting on child processes, chains and timers rather than on the CPU.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // A line per file at a terminal; into a file or CI log, a dot per test and the failures in full.
+    reporters: process.stdout.isTTY ? ['default'] : ['dot'],
   },
 });

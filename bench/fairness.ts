@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon, { type Result } from 'autocannon';
 import { startServer } from './child.js';
 import { settleMachine, type RunContext } from './measure.js';
@@ -7,7 +8,7 @@ import { createBenchDatabase } from './postgres.js';
 import { createOrganization, post } from './service.js';
 
 const INTENTS = 200;
-const TIMED_RPS = 5;
+const TIMED_RPS = 20;
 const FLOOD_CONNECTIONS = 8;
 const FLOOD_RPS = 25;
 
@@ -42,9 +43,12 @@ export interface FairnessReport {
 }
 
 /** A tenant: a 100,000 rps key for its fixture, and a sandbox key at the default rate for the measurement. */
-async function tenant(baseUrl: string, adminToken: string, name: string) {
+async function tenant(baseUrl: string, adminToken: string, name: string, rps?: number) {
   const organization = await createOrganization(baseUrl, adminToken, name);
-  const key = await post<{ key: string }>(`${baseUrl}/admin/v1/organizations/${organization.id}/keys`, adminToken, { mode: 'test' });
+  const key = await post<{ key: string }>(`${baseUrl}/admin/v1/organizations/${organization.id}/keys`, adminToken, {
+    mode: 'test',
+    ...(rps === undefined ? {} : { rate_limit_rps: rps }),
+  });
   return { fixtureKey: organization.key, key: key.key };
 }
 
@@ -76,13 +80,13 @@ export async function measureFairness({ repoRoot, workDir, options, cleanup }: R
   try {
     const { baseUrl } = server;
     const a = await tenant(baseUrl, adminToken, 'Fairness A (floods)');
-    const b = await tenant(baseUrl, adminToken, 'Fairness B (timed)');
+    const b = await tenant(baseUrl, adminToken, 'Fairness B (timed)', 100);
     for (let i = 0; i < INTENTS; i++) await createIntent(baseUrl, a.fixtureKey);
     const intent = await createIntent(baseUrl, b.fixtureKey);
     const requests = ['/connect/v1/health', `/connect/v1/payment-intents/${intent.id}`];
     const seconds = options.duration;
-    const measureB = async (flood: boolean) =>
-      (await Promise.all(requests.map((pathname) => timed(baseUrl, b.key, pathname, seconds)))).map(
+    const measureB = async (flood: boolean, duration: number) =>
+      (await Promise.all(requests.map((pathname) => timed(baseUrl, b.key, pathname, duration)))).map(
         (result, i): FairnessRow => ({
           request: `GET ${requests[i]!.replace(intent.id, '{id}')}`,
           flood,
@@ -92,22 +96,30 @@ export async function measureFairness({ repoRoot, workDir, options, cleanup }: R
         }),
       );
 
+    const floodLists = (seconds: number) =>
+      Promise.resolve(
+        autocannon({
+          url: baseUrl,
+          connections: FLOOD_CONNECTIONS,
+          duration: seconds,
+          overallRate: FLOOD_RPS,
+          requests: [{ method: 'GET', path: '/connect/v1/payment-intents?limit=200', headers: { authorization: `Bearer ${a.key}` } }],
+        }),
+      );
+
+    // Unmeasured first: B's reads and A's list, so neither a cold JIT nor a cold pool lands in either row.
+    if (options.warmup > 0) await Promise.all([measureB(false, options.warmup), floodLists(options.warmup)]);
     await settleMachine(options);
-    const alone = await measureB(false);
+    const alone = await measureB(false, seconds);
     await settleMachine(options);
-    const flooding = autocannon({
-      url: baseUrl,
-      connections: FLOOD_CONNECTIONS,
-      // A second longer than B's runs, so B is timed under the flood throughout.
-      duration: seconds + 1,
-      overallRate: FLOOD_RPS,
-      requests: [{ method: 'GET', path: '/connect/v1/payment-intents?limit=200', headers: { authorization: `Bearer ${a.key}` } }],
-    });
-    const flooded = await measureB(true);
-    const flood = await Promise.resolve(flooding);
+    // The flood starts a second before B is timed and ends a second after, so B is timed under it throughout.
+    const flooding = floodLists(seconds + 2);
+    await sleep(1000);
+    const flooded = await measureB(true, seconds);
+    const floodResult = await flooding;
     return {
       rows: [...alone, ...flooded],
-      floodStatuses: Object.fromEntries(Object.entries(flood.statusCodeStats).map(([status, { count }]) => [status, count])),
+      floodStatuses: Object.fromEntries(Object.entries(floodResult.statusCodeStats).map(([status, { count }]) => [status, count])),
     };
   } finally {
     await stopServer();

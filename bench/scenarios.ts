@@ -105,9 +105,9 @@ export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
 ];
 
 /**
- * The hosted payment page (issue 13), what end users hit hardest: server-rendered HTML with one QR code per
- * address (USDC on five networks). No key: the targets lift the per-address limit (every request of a run
- * comes from one address).
+ * The hosted payment page (issue 13), what end users hit hardest: server-rendered HTML for an intent with five
+ * addresses (USDC on five networks), of which it shows one card and one QR code (issue 21). No key: the targets
+ * lift the per-address limit (every request of a run comes from one address).
  */
 export const PAGE_SCENARIOS: readonly Scenario[] = [
   { name: 'GET /pay/{ref_code} (hosted payment page, 5 addresses)', method: 'GET', path: '/pay/{ref_code}', needs: ['intents'] },

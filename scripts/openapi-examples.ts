@@ -151,6 +151,12 @@ await call('GET', `${A}/payouts`, { query: { status: 'pending,processing', netwo
 await call('GET', `${A}/payouts/{payout_id}`, { path: { payout_id: payout.id } });
 await call('POST', `${A}/payouts/{payout_id}/cancel`, { path: { payout_id: payout.id } });
 await call('GET', `${A}/metrics`);
+// A client that sent a made-up key twice: what the operator sees of it, and clears.
+for (let i = 0; i < 2; i++) {
+  await app.inject({ method: 'GET', url: `${P}/health`, headers: { authorization: `Bearer sk_test_${'0'.repeat(40)}` }, remoteAddress: '203.0.113.7' });
+}
+await call('GET', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.113.7' } });
+await call('DELETE', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.113.7' } });
 
 fs.writeFileSync(OUTPUT, `${JSON.stringify(recorded, null, 2)}\n`);
 await app.close();

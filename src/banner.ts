@@ -1,3 +1,4 @@
+import type { LiveSummary } from './live-summary.js';
 import type { OperatorService } from './use-cases/operator.js';
 import type { OperatorToken } from './operator-files.js';
 import { adminTokenFile } from './operator-files.js';
@@ -10,10 +11,11 @@ export interface BannerFacts {
   demo: Awaited<ReturnType<OperatorService['bootstrapDemo']>>;
   token: OperatorToken;
   metricsUrl: string | null;
+  live: LiveSummary;
 }
 
 /** What `npm start` prints once the server listens: where it is, how to call it, and (first start only) the secrets. */
-export function banner({ base, database, demo, token, metricsUrl }: BannerFacts): string {
+export function banner({ base, database, demo, token, metricsUrl, live }: BannerFacts): string {
   const lines = [
     '',
     `Connect Payments is running on ${database.kind === 'pglite' ? `the embedded database (${database.dataDir})` : 'PostgreSQL'}.`,
@@ -31,6 +33,7 @@ export function banner({ base, database, demo, token, metricsUrl }: BannerFacts)
   } else {
     lines.push('  Create keys with the operator API or CLI (npx connect-payments key create --help).');
   }
+  lines.push(...liveLines(live));
   if (metricsUrl) lines.push(`  Metrics, without a token: ${metricsUrl}`);
   if (token.origin === 'generated') {
     lines.push(
@@ -42,4 +45,17 @@ export function banner({ base, database, demo, token, metricsUrl }: BannerFacts)
     lines.push(`  Operator token for ${base}${ADMIN_PREFIX}: \`npx connect-payments admin-token\` prints it.`);
   }
   return `${lines.join('\n')}\n\n`;
+}
+
+/** The live path in two lines at most: an operator sees at once whether the settings meant for it were read. */
+function liveLines({ networks, watchers, payout_signer: signer }: LiveSummary): string[] {
+  const served = Object.entries(networks);
+  if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md sets them up)'];
+  const watched = watchers.length ? `watched here: ${watchers.join(', ')}` : 'watched by worker processes';
+  return [
+    `  Live networks:   ${served.map(([network, rpc]) => `${network} (${rpc})`).join(', ')}; ${watched}`,
+    signer
+      ? `  Payout signer:   ${signer.address} (${signer.kind === 'remote' ? `remote, ${signer.url}` : signer.kind.replace('_', ' ')})`
+      : '  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)',
+  ];
 }

@@ -1,3 +1,4 @@
+import { AuthLockouts } from './http/auth-failures.js';
 import { pino } from 'pino';
 import type { Config } from './config.js';
 import { Catalog } from './domain/catalog.js';
@@ -113,8 +114,9 @@ export async function createContext(config: Config, database: Database, options:
     limiter,
     callers,
     idempotency: new Idempotency(db, config.docsBaseUrl, metrics),
+    lockouts: new AuthLockouts(config.authFailuresPerMinute),
     // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
-    operator: new OperatorService(db, catalog, clock, (organizationId) => callers.forget(organizationId)),
+    operator: new OperatorService(db, catalog, clock, (organizationId) => void callers.changed(organizationId)),
     operatorPayouts: new OperatorPayouts(db, catalog, clock),
     paymentIntents: new PaymentIntents(catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),

@@ -61,3 +61,23 @@ describe('fuzzing the dashboard forms', () => {
     }
   });
 });
+
+describe('fuzzing the dashboard search', () => {
+  it('search input is hostile: whatever the search text or object path, no 5xx, and a refusal is an HTML page', async () => {
+    // As the box sends it (URLSearchParams, which never throws on a lone surrogate), and as raw query strings.
+    const text = fc.oneof(
+      hostileString.map((q) => new URLSearchParams({ q }).toString()),
+      fc.constantFrom('q=%00', 'q=%ED%A0%80', 'q=%zz', 'q=a&q=b', 'q[a]=1', `q=${'a'.repeat(300)}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(text, hostileString.map(segment), async (query, id) => {
+        for (const url of [`/admin/search?${query}`, `/admin/objects/payment_intent/${id}`]) {
+          const res = await operator.get(url);
+          expect(res.statusCode, url).toBeLessThan(500);
+          if (res.statusCode >= 400 && res.statusCode !== 404) expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS_PER_ROUTE },
+    );
+  });
+});

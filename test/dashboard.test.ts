@@ -96,7 +96,7 @@ describe('reading', () => {
     const res = await operator.get('/admin/overview?mode=test');
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<figure class="chart">');
-    expect(res.body).toMatch(/<svg viewBox="0 0 600 120" role="img" aria-label="Daily USDC deposits/);
+    expect(res.body).toMatch(/<svg viewBox="0 0 600 140" role="img" aria-label="Daily USDC deposits/);
     expect(res.body.match(/<rect class="bar"/g)).toHaveLength(30);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PayerStatus } from '../src/use-cases/payment-pages.js';
 import { TEST_CONFIRMATIONS, useLiveEthereum } from './support/evm/live-app.js';
-import { launchBrowser, NO_BROWSER_REASON } from './support/browser.js';
-import { statusPath } from './support/pages.js';
+import { artifactPath, DESKTOP, launchBrowser, NO_BROWSER_REASON, PHONE } from './support/browser.js';
+import { renderedStep, statusPath } from './support/pages.js';
 import { createIntent, createTenant, json, simulate } from './support/partner.js';
 
 const chain = useLiveEthereum();
@@ -46,6 +46,24 @@ describe("deposits seen on chain on the intent's page", () => {
     expect(await pageOf(intent.ref_code, 'en')).toContain('<ul class="pending" id="pending" hidden></ul>');
   });
 
+  it('payment seen, awaiting confirmations: no request to pay again (no address, no QR code, no countdown), and the confirmations counted', async () => {
+    const intent = await createIntent(chain.t, chain.live.key, { amount: '10', currencies: ['USDC'] });
+    await chain.anvil.sendToken(chain.ethereum.usdc, intent.addresses[0]!.address, '4');
+    await chain.watcher().tick();
+    const body = await pageOf(intent.ref_code, 'en');
+    expect(renderedStep(body)).toMatchObject({ step: 'confirming', qrCodes: 0, addresses: [], amount: undefined });
+    expect(body).toContain('<p id="status-text">Payment seen: waiting for the network to confirm it.</p>');
+    expect(body).toContain(`<li>Payment seen: 4 USDC on Ethereum — waiting for confirmations (1 of ${TEST_CONFIRMATIONS})</li>`);
+    expect(body).toContain('Do not pay again: this page updates by itself once the payment is confirmed.');
+    expect(body).toContain('<p class="countdown" hidden>');
+    expect(await pageOf(intent.ref_code, 'es')).toContain('<p id="status-text">Pago detectado: esperando que la red lo confirme.</p>');
+
+    // Once credited, what remains is asked for again: 6 of 10.
+    await chain.anvil.mine(TEST_CONFIRMATIONS - 1);
+    await chain.watcher().tick();
+    expect(renderedStep(await pageOf(intent.ref_code, 'en'))).toMatchObject({ step: 'pay', amount: '6', qrCodes: 1 });
+  });
+
   it('lists every pending deposit of the intent with its exact amount, and only its own', async () => {
     const intent = await createIntent(chain.t, chain.live.key, { amount: '100', currencies: ['USDC'] });
     const other = await createIntent(chain.t, chain.live.key, { amount: '100', currencies: ['USDC'] });
@@ -70,7 +88,7 @@ describe("deposits seen on chain on the intent's page", () => {
     expect(await statusOf(intent.id)).toMatchObject({ state: 'waiting', pending_deposits: [] });
   });
 
-  it.skipIf(NO_BROWSER_REASON !== null)('in Chromium, the open page shows the pending line as the deposit is seen, then completed without it, never reloading', async () => {
+  it.skipIf(NO_BROWSER_REASON !== null)('in Chromium, the open page shows the pending line as the deposit is seen instead of the request to pay, then the receipt without it, never reloading', async () => {
     const intent = await createIntent(chain.t, chain.live.key, { amount: '7', currencies: ['USDC'] });
     const base = await chain.t.app.listen({ host: '127.0.0.1', port: 0 });
     const browser = await launchBrowser();
@@ -86,10 +104,24 @@ describe("deposits seen on chain on the intent's page", () => {
       await line.waitFor();
       expect(await line.textContent()).toBe(`Payment seen: 7 USDC on Ethereum — waiting for confirmations (1 of ${TEST_CONFIRMATIONS})`);
 
+      // The request to pay gives way to waiting: no QR code left to scan twice.
+      await page.locator('#next-step[data-step="confirming"]').waitFor();
+      expect(await page.locator('.qr').count()).toBe(0);
+      // Screenshots of this state, in a page of their own: this one must not reload.
+      const shots = await browser.newPage({ deviceScaleFactor: 2 });
+      for (const [name, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+        await shots.setViewportSize(viewport);
+        for (const lang of ['en', 'es']) {
+          await shots.goto(`${base}/pay/${intent.ref_code}?lang=${lang}`);
+          await shots.screenshot({ path: artifactPath(`payment-page-confirming-${lang}-${name}.png`), fullPage: true });
+        }
+      }
+
       await chain.anvil.mine(TEST_CONFIRMATIONS - 1);
       await chain.watcher().tick();
       await page.locator('#status[data-state="completed"]').waitFor();
       await page.locator('#pending').waitFor({ state: 'hidden' });
+      await page.locator('#next-step[data-step="receipt"]').waitFor();
       expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
     } finally {
       await browser.close();

@@ -1,36 +1,48 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from './support/app.js';
 import { artifactPath, decodeQr, DESKTOP, NO_BROWSER_REASON, PHONE, startBrowserRig, type BrowserRig } from './support/browser.js';
 import { ManualClock } from './support/clock.js';
 import { insertLiveIntent } from './support/pages.js';
-import { createIntent, createTenant, simulate } from './support/partner.js';
+import { createIntent, createTenant, simulate, type IntentEnvelope } from './support/partner.js';
 
 if (NO_BROWSER_REASON) console.warn(NO_BROWSER_REASON);
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
+// One browser for the file, one page per viewport reused from test to test: launching is what costs.
 describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () => {
   let rig: BrowserRig;
   let t: TestApp;
   let tenant: Tenant;
   let clock: ManualClock;
-  let base: string;
-  let browser: Browser;
+  let phone: Page;
+  let desktop: Page;
+  const contexts: BrowserContext[] = [];
+
+  // axe is injected by the tests: the page's own policy would (rightly) refuse it.
+  async function newPage(options: { viewport: typeof PHONE; locale?: string; javaScriptEnabled?: boolean }): Promise<Page> {
+    const context = await rig.browser.newContext({ deviceScaleFactor: 2, bypassCSP: true, ...options });
+    contexts.push(context);
+    return context.newPage();
+  }
 
   beforeAll(async () => {
     clock = new ManualClock();
     rig = await startBrowserRig({ clock });
-    ({ t, base, browser } = rig);
+    t = rig.t;
     tenant = await createTenant(t);
+    phone = await newPage({ viewport: PHONE });
+    desktop = await newPage({ viewport: DESKTOP });
   });
-  afterAll(() => rig?.close());
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await rig?.close();
+  });
 
-  async function open(path: string, viewport = DESKTOP, options: { bypassCSP?: boolean; locale?: string } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport, deviceScaleFactor: 2, ...options });
-    const page = await context.newPage();
-    const res = await page.goto(`${base}${path}`);
+  async function visit(page: Page, path: string): Promise<Page> {
+    const res = await page.goto(`${rig.base}${path}`);
     expect(res?.status()).toBe(200);
     return page;
   }
@@ -38,129 +50,165 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
   /** A mark in the page's memory: still there later means the page was never reloaded. */
   const markPage = (page: Page) => page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
   const stillSamePage = (page: Page) => page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded === true);
-  const stateOf = (page: Page, state: string) => page.locator(`#status[data-state="${state}"]`).waitFor();
+  const stepOf = (page: Page, step: string) => page.locator(`#next-step[data-step="${step}"]`).waitFor();
 
-  it("shows the intent's addresses, each with a QR code that decodes to it (or to its payment URI)", async () => {
+  /** The card's QR code, read from a screenshot, is what the card says it holds, and names the card's address. */
+  async function expectReadableQr(page: Page): Promise<string> {
+    const qr = page.locator('.qr');
+    const decoded = decodeQr(await qr.screenshot());
+    expect(decoded).toBe(await qr.getAttribute('data-qr-text'));
+    expect(decoded).toContain(await page.locator('code.address').textContent());
+    return decoded!;
+  }
+
+  it('pending: one card at a time, picked by asset then network; every QR code decodes to its payment URI', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
-    const page = await open(`/pay/${intent.ref_code}`);
-    const shown = await page.locator('code.address').allTextContents();
-    expect(shown).toEqual(intent.addresses.map((a) => a.address));
-
-    const cards = page.locator('li.address-card');
-    expect(await cards.count()).toBe(intent.addresses.length);
-    for (let i = 0; i < intent.addresses.length; i++) {
-      const { address, network } = intent.addresses[i]!;
-      const qr = cards.nth(i).locator('.qr');
-      const decoded = decodeQr(await qr.screenshot());
-      expect(decoded, `${network} QR code`).toBe(await qr.getAttribute('data-qr-text'));
-      // The address itself, or a payment URI (EIP-681, Solana Pay) naming it.
-      expect(decoded === address || (/^(ethereum|solana|bitcoin):/.test(decoded!) && decoded!.includes(address)), decoded!).toBe(true);
+    const page = await visit(desktop, `/pay/${intent.ref_code}`);
+    const seen: string[] = [];
+    for (const asset of ['USDC', 'USDT']) {
+      await page.locator('nav.picker').first().getByRole('link', { name: asset, exact: true }).click();
+      const networks = page.locator('nav.picker').nth(1).getByRole('link');
+      for (let i = 0; i < (await networks.count()); i++) {
+        await networks.nth(i).click();
+        await page.waitForURL(/network=/);
+        expect(await page.locator('.qr').count()).toBe(1);
+        expect(await page.locator('.address-card h3').textContent()).toBe(`${asset} on ${await networks.nth(i).textContent()}`);
+        await expectReadableQr(page);
+        seen.push(String(await page.locator('code.address').textContent()));
+      }
     }
-    await page.context().close();
+    expect(seen).toEqual(intent.addresses.map((a) => a.address));
   });
 
-  it('follows a partial deposit, then the simulate button, to completed without a reload', async () => {
-    const intent = await createIntent(t, tenant.key, { amount: '25' });
-    const page = await open(`/pay/${intent.ref_code}`);
-    await expect(page.locator('#status-text').textContent()).resolves.toContain('Waiting');
-    await markPage(page);
+  it('pending: picking works without JavaScript (plain links)', async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
+    const page = await visit(await newPage({ viewport: PHONE, javaScriptEnabled: false }), `/pay/${intent.ref_code}`);
+    await page.getByRole('link', { name: 'USDT', exact: true }).click();
+    await page.getByRole('link', { name: 'Tron', exact: true }).click();
+    const tron = intent.addresses.find((a) => a.asset === 'USDT' && a.network === 'tron')!;
+    expect(await page.locator('code.address').textContent()).toBe(tron.address);
+    expect(await page.locator('#amount').textContent()).toBe('25');
+  });
 
+  it('partial, then completed, without a reload: the card asks for what remains, then the receipt replaces it', async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '25' });
+    const page = await visit(desktop, `/pay/i/${intent.id}?asset=USDC&network=base`);
+    await markPage(page);
     await simulate(t, tenant.key, intent.id, { amount: '10' });
-    await stateOf(page, 'partial');
+    await page.locator('#status[data-state="partial"]').waitFor();
     expect(await page.locator('#status-text').textContent()).toBe('Partially paid: 10 USDC received, 15 USDC still to pay.');
+    await page.locator('#amount', { hasText: /^15$/ }).waitFor();
+    expect(await expectReadableQr(page)).toContain('&uint256=15000000');
 
     await page.locator('#simulate').click();
-    await stateOf(page, 'completed');
+    await stepOf(page, 'receipt');
     expect(await page.locator('#status-text').textContent()).toBe('Payment completed. Thank you!');
+    expect(await page.locator('.receipt dd').first().textContent()).toBe('25 USDC');
+    expect(await page.locator('.qr, code.address').count()).toBe(0);
     expect(await page.locator('#simulate').isHidden()).toBe(true);
     expect(await stillSamePage(page)).toBe(true);
-    await page.context().close();
   });
 
-  it('turns to completed when the deposit arrives through the API, without a reload', async () => {
-    const intent = await createIntent(t, tenant.key);
-    const page = await open(`/pay/i/${intent.id}`);
-    await markPage(page);
-    await simulate(t, tenant.key, intent.id);
-    await stateOf(page, 'completed');
-    expect(await stillSamePage(page)).toBe(true);
-    await page.context().close();
-  });
-
-  it('shows an expired intent as expired, with what it received', async () => {
+  it('expired: no address and no QR code; what was received is shown', async () => {
     const empty = await createIntent(t, tenant.key);
     const paid = await createIntent(t, tenant.key, { amount: '10' });
     await simulate(t, tenant.key, paid.id, { amount: '4' });
     clock.advance(3600_000 + 1000);
 
-    const page = await open(`/pay/${empty.ref_code}`);
-    await stateOf(page, 'expired');
+    const page = await visit(desktop, `/pay/${empty.ref_code}`);
+    await stepOf(page, 'expired');
     expect(await page.locator('#status-text').textContent()).toBe('This payment request has expired.');
-    expect(await page.locator('#simulate').isHidden()).toBe(true);
-    expect(await page.locator('#countdown').isHidden()).toBe(true);
-    await page.goto(`${base}/pay/${paid.ref_code}`);
+    expect(await page.locator('.qr, code.address, #simulate:visible, #countdown:visible').count()).toBe(0);
+    await visit(page, `/pay/${paid.ref_code}`);
     expect(await page.locator('#status-text').textContent()).toBe('This payment request has expired. Received: 4 USDC.');
-    await page.context().close();
+    expect(await page.locator('code.tx').count()).toBe(1);
   });
 
   it('a sandbox page shows the test-mode banner; a live page has neither banner nor simulate button', async () => {
-    const sandbox = await open(`/pay/${(await createIntent(t, tenant.key)).ref_code}`);
+    const sandbox = await visit(desktop, `/pay/${(await createIntent(t, tenant.key)).ref_code}`);
     expect(await sandbox.locator('.test-banner').isVisible()).toBe(true);
     expect(await sandbox.locator('#simulate').isVisible()).toBe(true);
-    await sandbox.context().close();
 
     const live = await insertLiveIntent(t);
-    const page = await open(`/pay/${live.ref_code}`);
+    const page = await visit(desktop, `/pay/${live.ref_code}`);
     expect(await page.locator('code.address').allTextContents()).toEqual([live.addresses[0]!.address]);
     expect(await page.locator('.test-banner').count()).toBe(0);
     expect(await page.locator('#simulate').count()).toBe(0);
-    await page.context().close();
   });
 
-  it('at phone and desktop width: no horizontal scrolling, no WCAG 2 A/AA violation (axe), screenshots written', async () => {
+  it('every state, in English and Spanish, at phone and desktop width: no horizontal scrolling, no WCAG 2 A/AA violation (axe), screenshots written', async () => {
+    const expired = await createIntent(t, tenant.key, { amount: '25' });
+    await simulate(t, tenant.key, expired.id, { amount: '5' });
+    clock.advance(3600_000 + 1000);
+    const pending = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT', 'ETH'] });
+    const partial = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
+    await simulate(t, tenant.key, partial.id, { amount: '10' });
+    const completed = await createIntent(t, tenant.key, { amount: '25' });
+    await simulate(t, tenant.key, completed.id);
+    const states: [string, IntentEnvelope, string][] = [
+      ['pending', pending, '&asset=USDT&network=tron'],
+      ['partial', partial, ''],
+      ['completed', completed, ''],
+      ['expired', expired, ''],
+    ];
+    for (const [state, intent, pick] of states) {
+      for (const [name, page] of [['phone', phone], ['desktop', desktop]] as const) {
+        for (const lang of ['en', 'es']) {
+          await visit(page, `/pay/${intent.ref_code}?lang=${lang}${pick}`);
+          const where = `${state} ${lang} ${name}`;
+          expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(page.viewportSize()!.width);
+          await page.evaluate(AXE);
+          const violations = await page.evaluate(async () => {
+            const axe = (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe;
+            const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+            return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
+          });
+          expect(violations, where).toEqual([]);
+          await page.screenshot({ path: artifactPath(`payment-page-${state}-${lang}-${name}.png`), fullPage: true });
+        }
+      }
+    }
+  });
+
+  it('is keyboard navigable: Tab reaches the language switch, the simulate button, the pickers and both copy buttons, in order', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
-    for (const [name, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
-      // axe is injected by the test: the page's own policy would (rightly) refuse it.
-      const page = await open(`/pay/${intent.ref_code}`, viewport, { bypassCSP: true });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
-      await page.evaluate(AXE);
-      const violations = await page.evaluate(async () => {
-        const axe = (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe;
-        const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-        return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
-      });
-      expect(violations, name).toEqual([]);
-      await page.screenshot({ path: artifactPath(`payment-page-${name}.png`), fullPage: true });
-      await page.context().close();
-    }
-  });
-
-  it('is keyboard navigable: Tab reaches the language switch, the simulate button and every copy button, in order', async () => {
-    const intent = await createIntent(t, tenant.key);
-    const page = await open(`/pay/${intent.ref_code}`);
+    const page = await visit(desktop, `/pay/${intent.ref_code}`);
+    const stops = 2 + 2 + 5 + 2;
     const reached: string[] = [];
-    for (let i = 0; i < 2 + intent.addresses.length; i++) {
+    for (let i = 0; i < stops; i++) {
       await page.keyboard.press('Tab');
-      reached.push(await page.evaluate(() => (document.activeElement?.closest('nav.lang') ? 'language switch' : document.activeElement?.id || document.activeElement?.className || '')));
+      reached.push(
+        await page.evaluate(() => {
+          const active = document.activeElement;
+          if (active?.closest('nav.lang')) return 'language switch';
+          if (active?.closest('nav.picker')) return `pick ${active.textContent}`;
+          return active?.getAttribute('data-copy') ? `copy ${active.getAttribute('data-copy')}` : active?.id || '';
+        }),
+      );
     }
-    expect(reached).toEqual(['language switch', 'simulate', ...intent.addresses.map(() => 'copy')]);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-copy'))).toBe(`address-${intent.addresses.length - 1}`);
+    expect(reached).toEqual([
+      'language switch',
+      'simulate',
+      'pick USDC',
+      'pick USDT',
+      ...['Solana', 'Base', 'Polygon PoS', 'Arbitrum One', 'Ethereum'].map((n) => `pick ${n}`),
+      'copy amount',
+      'copy address',
+    ]);
     // Enter on a focused button works like a click: the simulated payment completes the intent.
     await page.locator('#simulate').focus();
     await page.keyboard.press('Enter');
-    await stateOf(page, 'completed');
-    await page.context().close();
+    await stepOf(page, 'receipt');
   });
 
-  it('in Spanish for a Spanish-speaking browser', async () => {
+  it('in Spanish for a Spanish-speaking browser, with a link back to English', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '25' });
-    const page = await open(`/pay/${intent.ref_code}`, PHONE, { locale: 'es-PE' });
+    const page = await visit(await newPage({ viewport: PHONE, locale: 'es-PE' }), `/pay/${intent.ref_code}`);
     expect(await page.locator('h1').textContent()).toBe('Pagar 25 USDC');
     expect(await page.locator('#status-text').textContent()).toBe('Esperando tu pago…');
-    await page.screenshot({ path: artifactPath('payment-page-phone-es.png'), fullPage: true });
+    expect(await page.locator('.warning strong').textContent()).toBe('Envía solo USDC en Solana a esta dirección.');
     await page.locator('nav.lang a').click();
     await page.waitForURL(/lang=en/);
     expect(await page.locator('h1').textContent()).toBe('Pay 25 USDC');
-    await page.context().close();
   });
 });

@@ -29,25 +29,12 @@ describe('GET /pay/{ref_code}', () => {
     intent = await secretIntent();
   });
 
-  it('shows the amount, and every address of the intent with its QR code', async () => {
+  it('shows the amount and the reference', async () => {
     const res = await get(`/pay/${intent.ref_code}`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toContain('Pay 25 USDC');
-    const shown = [...res.body.matchAll(/<code class="address" id="address-\d+">([^<]+)<\/code>/g)].map((m) => m[1]);
-    expect(shown).toEqual(intent.addresses.map((a) => a.address));
-    expect(res.body.match(/<svg /g)).toHaveLength(intent.addresses.length);
-  });
-
-  it('QR codes hold payment URIs: what remains in the primary currency, no amount in the others', async () => {
-    const res = await get(`/pay/${intent.ref_code}`);
-    const qrTexts = [...res.body.matchAll(/data-qr-text="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
-    const base = intent.addresses.findIndex((a) => a.asset === 'USDC' && a.network === 'base');
-    expect(qrTexts[base]).toBe(`ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=${intent.addresses[base]!.address}&uint256=25000000`);
-    const tron = intent.addresses.findIndex((a) => a.network === 'tron');
-    expect(qrTexts[tron]).toBe(intent.addresses[tron]!.address);
-    const usdtSolana = intent.addresses.findIndex((a) => a.asset === 'USDT' && a.network === 'solana');
-    expect(qrTexts[usdtSolana]).toBe(`solana:${intent.addresses[usdtSolana]!.address}?spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB`);
+    expect(res.body).toContain(`<strong>${intent.ref_code}</strong>`);
   });
 
   it('is the same page by intent id (for embedding), which any site may frame; the ref_code page none', async () => {
@@ -95,7 +82,7 @@ describe('GET /pay/{ref_code}', () => {
     const spanish = await get(`/pay/${intent.ref_code}`, { 'accept-language': 'es-PE,es;q=0.9,en;q=0.5' });
     expect(spanish.body).toContain('<html lang="es">');
     expect(spanish.body).toContain('Pagar 25 USDC');
-    expect(spanish.body).toContain('href="?lang=en"');
+    expect(spanish.body).toMatch(/<nav class="lang"><a href="\?[^"]*lang=en"/);
     const english = await get(`/pay/${intent.ref_code}?lang=en`, { 'accept-language': 'es' });
     expect(english.body).toContain('<html lang="en">');
   });
@@ -184,6 +171,28 @@ describe('rate limit per client address', () => {
       expect(responses.at(-1)!.headers['retry-after']).toBe('1');
       expect(errorOf(responses.at(-1)!).code).toBe('rate_limited');
       expect((await from('203.0.113.8')).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a rate-limited page request answers an HTML page in the visitor language (429, Retry-After kept); the JSON routes keep their JSON 429', async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 3 }, t.testDb);
+    try {
+      const intent = await createIntent(t, tenant.key);
+      const pageFrom = (remoteAddress: string) =>
+        limited.app.inject({ method: 'GET', url: `/pay/${intent.ref_code}`, remoteAddress, headers: { 'accept-language': 'es' } });
+      const refused = (await untilFirst429(() => pageFrom('203.0.113.9'))).at(-1)!;
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(refused.body).toContain('<h1>Demasiadas solicitudes</h1>');
+      expect(refused.body).toContain('Espera 1 s y vuelve a cargarla.');
+      const embedded = await limited.app.inject({ method: 'GET', url: `/pay/i/${intent.id}`, remoteAddress: '203.0.113.9' });
+      expect([embedded.statusCode, embedded.headers['content-type']]).toEqual([429, 'text/html; charset=utf-8']);
+      const status = await limited.app.inject({ method: 'GET', url: statusPath(intent.id), remoteAddress: '203.0.113.9' });
+      expect(status.statusCode).toBe(429);
+      expect(errorOf(status).code).toBe('rate_limited');
     } finally {
       await limited.close();
     }

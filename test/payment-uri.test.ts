@@ -58,9 +58,9 @@ describe('page templates', () => {
       pending_deposits: [{ asset: 'USDC', network: 'x', network_name: hostile, amount: '10', confirmations: 1, confirmations_required: 3 }],
     };
     const page = payPage({
-      view: { id: 'i', refCode: 'ABCDE', sandbox: false, status, addresses: [] },
+      view: { id: 'i', refCode: 'ABCDE', sandbox: false, status, step: 'confirming', choices: [], card: null, completedAt: null, lastPayment: null },
       lang: 'en',
-      qrCodes: [],
+      qrCode: null,
       statusUrl: '/s',
       simulateUrl: '/m',
       now: new Date(),

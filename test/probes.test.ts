@@ -29,7 +29,12 @@ describe('GET /livez and GET /readyz: unauthenticated probes', () => {
   it('/readyz answers 200 when the database answers, every migration is applied and the workers run', async () => {
     expect(await probe('/readyz')).toEqual({
       status: 200,
-      body: { status: 'ready', failing: [], checks: { database: 'reachable', migrations: 'applied', workers: 'alive' } },
+      body: {
+        status: 'ready',
+        failing: [],
+        checks: { database: 'reachable', migrations: 'applied', workers: 'alive' },
+        live: { networks: {}, watchers: [], payout_signer: null },
+      },
     });
   });
 

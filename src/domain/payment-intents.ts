@@ -34,6 +34,9 @@ export function generateRefCode(): string {
   return code;
 }
 
+/** Whether `value` could be a ref code this service generated. */
+export const isRefCode = (value: string) => value.length === REF_CODE_LENGTH && [...value].every((c) => REF_CODE_ALPHABET.includes(c));
+
 /** A pending intent past its expiry is expired on every read, before the sweeper has persisted it. */
 export function effectiveStatus(intent: { status: IntentStatus; expires_at: Date }, now: Date): IntentStatus {
   return intent.status === 'pending' && intent.expires_at.getTime() <= now.getTime() ? 'expired' : intent.status;

@@ -85,6 +85,23 @@ export function convert(
 }
 
 /**
+ * What remains of an intent, in `asset` (one of its currencies): rounded up to the asset's `decimals`, so paying
+ * it completes the intent; null when no fresh price converts it. The simulator pays it, the payment page asks it.
+ */
+export function remainingIn(
+  remaining: Decimal,
+  primary: string,
+  asset: string,
+  decimals: number,
+  snapshot: PriceSnapshot | null,
+  now: Date,
+  maxAgeSeconds: number,
+): Decimal | null {
+  const value = convert(remaining, primary, asset, snapshot, now, maxAgeSeconds);
+  return value && value.toDecimalPlaces(decimals, Decimal.ROUND_UP);
+}
+
+/**
  * What one unit of `asset` is worth in USD: 1 for an asset pegged to USD (a peg is not a quote, so stale
  * prices do not matter), otherwise its fresh USD price; null when it cannot be known.
  */

@@ -7,6 +7,7 @@ import { LOG_REDACTIONS } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
+import { adminAuthLockoutRoutes } from '../routes/admin/auth-lockouts.js';
 import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
@@ -24,7 +25,6 @@ import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
 import { webRoutes } from '../web/index.js';
-import { AuthFailureLimiter } from './auth-failures.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import { answerWhileClosing } from './closing.js';
 import type { App, AppContext } from './context.js';
@@ -113,7 +113,6 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   installErrorHandling(app, docsBaseUrl, ctx.metrics, `${PARTNER_PREFIX}/test/`);
   installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
-  const failuresPerMinute = ctx.config.authFailuresPerMinute;
   probeRoutes(app, ctx, options.workers ?? (() => 'off'));
 
   // Each API gets its own OpenAPI document: swagger registered in a context sees that context's routes only.
@@ -122,7 +121,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     docs.get(`${ADMIN_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (admin: App) => {
-        admin.addHook('onRequest', adminAuthentication(options.adminToken, new AuthFailureLimiter('operator', failuresPerMinute)));
+        admin.addHook('onRequest', adminAuthentication(options.adminToken, ctx.lockouts.operator));
         adminOrganizationRoutes(admin, ctx);
         adminKeyRoutes(admin, ctx);
         adminWebhookRoutes(admin, ctx);
@@ -130,6 +129,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminLedgerRoutes(admin, ctx);
         adminDepositRoutes(admin, ctx);
         adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
+        adminAuthLockoutRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
     );
@@ -143,7 +143,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     docs.get(`${PARTNER_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => docs.swagger());
     await docs.register(
       async (partner: App) => {
-        partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, new AuthFailureLimiter('partner', failuresPerMinute), ctx.clock));
+        partner.addHook('onRequest', partnerAuthentication(ctx.callers, ctx.limiter, ctx.lockouts.partner, ctx.clock));
         partner.addHook('preValidation', refuseUnknownQueryParameters);
         healthRoutes(partner, ctx);
         capabilitiesRoutes(partner, ctx);
@@ -160,7 +160,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     );
   });
 
-  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, new AuthFailureLimiter('dashboard', failuresPerMinute)));
+  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, ctx.lockouts.dashboard));
 
   return app;
 }

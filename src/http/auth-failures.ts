@@ -10,7 +10,8 @@ export type AuthSurface = 'partner' | 'operator' | 'dashboard';
  * an address's failing attempts are answered 429 before anything costly (a key lookup in the database, a
  * body parse), while its requests with a valid credential are still served: one client behind a shared
  * address cannot lock the others out. Per instance on purpose: it shields each instance's database pool and
- * needs no shared store to do so. A lockout ends on its own when the minute's window ends.
+ * needs no shared store to do so. A lockout ends on its own when the minute's window ends, or when the
+ * operator clears it (AuthLockouts).
  */
 export class AuthFailureLimiter {
   private readonly limiter: RateLimiterMemory;
@@ -37,6 +38,59 @@ export class AuthFailureLimiter {
       const seconds = Math.ceil(state.msBeforeNext / 1000);
       request.log.warn({ address: request.ip, surface: this.surface, seconds }, `authentication lockout: ${request.ip} on ${this.surface} for ${seconds} s`);
     }
+  }
+
+  /** This address's failures in the current window, and how long until the window ends. */
+  async state(address: string): Promise<{ failures: number; msBeforeReset: number }> {
+    const state = await this.limiter.get(address);
+    return { failures: state?.consumedPoints ?? 0, msBeforeReset: state?.msBeforeNext ?? 0 };
+  }
+
+  async clear(address: string): Promise<void> {
+    await this.limiter.delete(address);
+  }
+}
+
+export interface LockoutState {
+  surface: AuthSurface;
+  failures: number;
+  locked: boolean;
+  /** Seconds until the window ends (the lockout with it); 0 when nothing is counted. */
+  retryAfterSeconds: number;
+}
+
+/** The three surfaces' counters of one instance, which the operator can look at and clear per address. */
+export class AuthLockouts {
+  readonly partner: AuthFailureLimiter;
+  readonly operator: AuthFailureLimiter;
+  readonly dashboard: AuthFailureLimiter;
+
+  constructor(readonly perMinute: number) {
+    this.partner = new AuthFailureLimiter('partner', perMinute);
+    this.operator = new AuthFailureLimiter('operator', perMinute);
+    this.dashboard = new AuthFailureLimiter('dashboard', perMinute);
+  }
+
+  private get surfaces(): AuthFailureLimiter[] {
+    return [this.partner, this.operator, this.dashboard];
+  }
+
+  async states(address: string): Promise<LockoutState[]> {
+    return Promise.all(
+      this.surfaces.map(async (limiter) => {
+        const { failures, msBeforeReset } = await limiter.state(address);
+        return {
+          surface: limiter.surface,
+          failures,
+          locked: failures >= this.perMinute,
+          retryAfterSeconds: failures > 0 ? Math.ceil(msBeforeReset / 1000) : 0,
+        };
+      }),
+    );
+  }
+
+  async clear(address: string): Promise<void> {
+    await Promise.all(this.surfaces.map((limiter) => limiter.clear(address)));
   }
 }
 

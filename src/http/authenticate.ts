@@ -52,18 +52,11 @@ async function verified(caller: Caller | null, now: Date, failures: AuthFailureL
 }
 
 /**
- * A locked-out address is still served with a valid key, but only one found in the key cache: its unknown
- * keys get 429 without a database query, so a flood of made-up keys costs nothing.
+ * A locked-out address is still served with a valid key, cached or not; its keys that were never issued (or
+ * are revoked) get 429 without a database query, so a flood of made-up keys costs nothing.
  */
 async function lookUp(callers: CallerCache, failures: AuthFailureLimiter, request: FastifyRequest, keyHash: string): Promise<Caller | null> {
-  try {
-    await failures.check(request);
-  } catch (lockedOut) {
-    // An expired or revoked cached key still fails, and failing is 429 here.
-    const cached = callers.cached(keyHash);
-    if (cached) return cached;
-    throw lockedOut;
-  }
+  if (!callers.mayBeIssued(keyHash)) await failures.check(request);
   return callers.find(keyHash);
 }
 

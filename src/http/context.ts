@@ -1,3 +1,4 @@
+import type { AuthLockouts } from './auth-failures.js';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   /** Who a key is, cached while change notifications are heard; a pass-through until started. */
   callers: CallerCache;
   idempotency: Idempotency;
+  /** Failed authentications per client address and surface, on this instance (docs/authentication.md). */
+  lockouts: AuthLockouts;
   operator: OperatorService;
   /** The operator's look at live payouts, and their cancellation. */
   operatorPayouts: OperatorPayouts;

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { App, AppContext } from '../http/context.js';
+import { liveSummary } from '../live-summary.js';
 import { pendingMigrations } from '../store/migrate.js';
 
 /** Whether this process's background work runs: `off` when CONNECT_WORKERS=off leaves it to worker processes. */
@@ -10,9 +11,10 @@ type Check = { name: 'database' | 'migrations' | 'workers'; ok: boolean; detail:
 /**
  * Probes for load balancers and orchestrators, outside both APIs' authentication: they say nothing about any
  * tenant. /livez: the process answers. /readyz: it can serve (database, schema, background work), 503 naming
- * the failing part otherwise.
+ * the failing part otherwise, and what the live path runs with (whether an instance got the settings meant for it).
  */
-export function probeRoutes(app: App, { db }: AppContext, workers: WorkerStatus): void {
+export function probeRoutes(app: App, { db, config, liveEvm }: AppContext, workers: WorkerStatus): void {
+  const live = liveSummary(config, liveEvm);
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
@@ -33,6 +35,6 @@ export function probeRoutes(app: App, { db }: AppContext, workers: WorkerStatus)
     checks.push({ name: 'workers', ok: worker !== 'stopped', detail: worker });
     const failing = checks.filter((check) => !check.ok).map((check) => check.name);
     reply.code(failing.length ? 503 : 200);
-    return { status: failing.length ? 'unavailable' : 'ready', failing, checks: Object.fromEntries(checks.map((c) => [c.name, c.detail])) };
+    return { status: failing.length ? 'unavailable' : 'ready', failing, checks: Object.fromEntries(checks.map((c) => [c.name, c.detail])), live };
   });
 }

@@ -54,6 +54,14 @@ export function listApiKeys(sql: Sql, organizationId: string, page: PageRequest)
   return fetchPage<ApiKeyRow>(sql, `SELECT ${COLUMNS} FROM api_keys`, new Filter().add((p) => `organization_id = ${p}`, organizationId), page);
 }
 
+/** Hashes of the keys not revoked, of one organization or (null) of all: who may be worth a lookup. */
+export async function unrevokedKeyHashes(sql: Sql, organizationId: string | null): Promise<{ key_hash: string; organization_id: string }[]> {
+  return sql.query(
+    `SELECT key_hash, organization_id FROM api_keys WHERE revoked_at IS NULL${organizationId === null ? '' : ' AND organization_id = $1'}`,
+    organizationId === null ? [] : [organizationId],
+  );
+}
+
 /** The one query on every authenticated request: the key and its organization's status, by hash. */
 export async function findCaller(sql: Sql, keyHash: string): Promise<Caller | null> {
   const [row] = await sql.query<{

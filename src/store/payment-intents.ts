@@ -162,22 +162,15 @@ export async function findIntent(sql: Sql, tenant: Tenant, id: string, lock = fa
   return row ?? null;
 }
 
-export function listIntents(sql: Sql, tenant: Tenant, profileId: string | undefined, page: PageRequest): Promise<Page<IntentRow>> {
+/** A page of intents, each with its addresses aggregated by the database: one statement, one JSON value per intent. */
+export function listIntents(
+  sql: Sql,
+  tenant: Tenant,
+  profileId: string | undefined,
+  page: PageRequest,
+): Promise<Page<IntentRow & { addresses: IntentAddressRow[] }>> {
   const filter = Filter.tenant(tenant).optional((p) => `profile_id = ${p}`, profileId);
-  return fetchPage<IntentRow>(sql, `SELECT ${COLUMNS} FROM payment_intents`, filter, page);
-}
-
-/** The addresses of several intents of one tenant, in each intent's expansion order. */
-export async function intentAddresses(sql: Sql, tenant: Tenant, intentIds: string[]): Promise<Map<string, IntentAddressRow[]>> {
-  const byIntent = new Map<string, IntentAddressRow[]>(intentIds.map((id) => [id, []]));
-  if (intentIds.length === 0) return byIntent;
-  const rows = await sql.query<IntentAddressRow>(
-    `SELECT id, payment_intent_id, asset, network, address FROM deposit_addresses
-     WHERE payment_intent_id = ANY($1::uuid[]) AND organization_id = $2 AND mode = $3 ORDER BY payment_intent_id, position`,
-    [intentIds, tenant.organizationId, tenant.mode],
-  );
-  for (const row of rows) byIntent.get(row.payment_intent_id)!.push(row);
-  return byIntent;
+  return fetchPage(sql, `SELECT ${COLUMNS}, ${ADDRESSES} FROM payment_intents i`, filter, page);
 }
 
 export async function recordCredit(

@@ -30,12 +30,15 @@ function claimDataDir(dataDir: string): () => void {
   }
 }
 
-/** Opens embedded PostgreSQL: in `dataDir` when given, in memory otherwise. */
-export async function openPglite(dataDir?: string): Promise<Database> {
+/**
+ * Opens embedded PostgreSQL: in `dataDir` when given, in memory otherwise; in memory, `template` (a
+ * `dumpDataDir` archive) is a starting state that skips initdb, which is most of an open's time.
+ */
+export async function openPglite(dataDir?: string, template?: Blob): Promise<Database & { dump(): Promise<Blob> }> {
   const release = dataDir ? claimDataDir(dataDir) : () => {};
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir ? { dataDir } : {});
+    db = await PGlite.create(dataDir ? { dataDir } : template ? { loadDataDir: template } : {});
   } catch (error) {
     release();
     throw error;
@@ -60,6 +63,8 @@ export async function openPglite(dataDir?: string): Promise<Database> {
       const unlisten = await db.listen(channel, (payload) => onNotify(payload));
       return () => unlisten();
     },
+    /** The whole database as an archive, for `template`. */
+    dump: () => db.dumpDataDir('none'),
     async close() {
       await db.close();
       release();

@@ -102,13 +102,15 @@ export class OperatorService {
     if (expiresAt && expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new DomainError('invalid_request', 'expires_at must be in the future.', 'expires_at');
     }
-    return this.insertKey(this.db, {
+    const created = await this.insertKey(this.db, {
       organizationId,
       mode: input.mode,
       scopes: [...new Set(scopes)],
       rateLimitRps: input.rate_limit_rps ?? DEFAULT_RATE_LIMIT_RPS[input.mode],
       expiresAt,
     });
+    this.credentialsChanged(organizationId);
+    return created;
   }
 
   async getApiKey(id: string): Promise<ApiKeyRow> {

@@ -191,12 +191,7 @@ export class PaymentIntents {
   async list(sql: Sql, tenant: Tenant, externalRef: string | undefined, page: PageRequest) {
     const profileId = await profileFilter(sql, tenant, externalRef);
     if (profileId === null) return { rows: [] as IntentView[], hasMore: false };
-    const result = await intents.listIntents(sql, tenant, profileId, page);
-    const addresses = await intents.intentAddresses(sql, tenant, result.rows.map((r) => r.id));
-    return {
-      rows: result.rows.map((intent): IntentView => ({ ...intent, addresses: addresses.get(intent.id)! })),
-      hasMore: result.hasMore,
-    };
+    return intents.listIntents(sql, tenant, profileId, page);
   }
 
   /**

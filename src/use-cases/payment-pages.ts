@@ -6,6 +6,8 @@ import { isUuid } from '../domain/ids.js';
 import { Decimal } from '../domain/money.js';
 import { amountRemaining, effectiveStatus, REF_CODE_LENGTH } from '../domain/payment-intents.js';
 import { paymentUri } from '../domain/payment-uri.js';
+import { remainingIn } from '../domain/valuation.js';
+import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database } from '../store/database.js';
 import { findOrganization } from '../store/organizations.js';
 import { findPublicIntent, type IntentRow, type PublicIntentRow } from '../store/payment-intents.js';
@@ -40,13 +42,38 @@ export interface PayerPendingDeposit {
   confirmations_required: number;
 }
 
-export interface PayerAddress {
+/**
+ * The one thing the payer should do next: pay (what remains), wait for the confirmations of a payment seen on
+ * chain (never pay twice), keep the receipt, or nothing more (expired).
+ */
+export type PayerStep = 'pay' | 'confirming' | 'receipt' | 'expired';
+
+export function nextStep(status: PayerStatus): PayerStep {
+  if (status.state === 'completed') return 'receipt';
+  if (status.state === 'expired') return 'expired';
+  return status.pending_deposits.length > 0 ? 'confirming' : 'pay';
+}
+
+/** One asset and network the intent accepts: the page's picker offers them all, in the intent's order. */
+export interface PayerChoice {
   asset: string;
   network: string;
   networkName: string;
+}
+
+/** The chosen asset and network, to pay now. */
+export interface PayerCard extends PayerChoice {
   address: string;
+  /** What remains, in this asset (converted and rounded up); null when no fresh price converts it. */
+  amount: string | null;
   /** What the QR code holds: a payment URI where the network has a scheme, else the address. */
   qrText: string;
+}
+
+/** The latest credited deposit: the receipt's transaction, or the late money of an expired intent. */
+export interface PayerLastPayment {
+  txHash: string;
+  networkName: string;
 }
 
 export interface PayerView {
@@ -54,7 +81,18 @@ export interface PayerView {
   refCode: string;
   sandbox: boolean;
   status: PayerStatus;
-  addresses: PayerAddress[];
+  step: PayerStep;
+  choices: PayerChoice[];
+  /** Only while the step is `pay`: no address is shown to a payer who should not send anything. */
+  card: PayerCard | null;
+  completedAt: string | null;
+  lastPayment: PayerLastPayment | null;
+}
+
+/** The asset and network a visitor picked (query parameters); what does not match the intent is ignored. */
+export interface PayerPick {
+  asset?: string;
+  network?: string;
 }
 
 export type PageLookup = { refCode: string } | { id: string };
@@ -76,6 +114,8 @@ export class PaymentPages {
     private readonly catalog: Catalog,
     private readonly clock: Clock,
     private readonly simulator: DepositSimulator,
+    private readonly prices: PriceSource,
+    private readonly priceMaxAgeSeconds: number,
   ) {}
 
   /** The intent behind a page; null for a malformed, unknown or retired identifier alike. */
@@ -89,36 +129,52 @@ export class PaymentPages {
     return intent && this.present(intent);
   }
 
-  async view(lookup: PageLookup): Promise<PayerView | null> {
+  async view(lookup: PageLookup, pick: PayerPick = {}): Promise<PayerView | null> {
     const intent = await this.intent(lookup, true);
     if (!intent) return null;
-    const rows = intent.addresses;
     const status = this.present(intent);
-    // The amount goes into the URI only in the primary currency: in another one it would need a price.
-    const due = status.state === 'waiting' || status.state === 'partial' ? new Decimal(status.amount_remaining) : null;
+    const step = nextStep(status);
+    const choices = intent.addresses.map((row) => ({ asset: row.asset, network: row.network, networkName: this.networkName(row.network) }));
+    const chosen =
+      intent.addresses.find((a) => a.asset === pick.asset && a.network === pick.network) ??
+      intent.addresses.find((a) => a.asset === pick.asset) ??
+      intent.addresses[0]!;
+    const last = intent.last_deposit;
     return {
       id: intent.id,
       refCode: intent.ref_code,
       sandbox: intent.mode === 'test',
       status,
-      addresses: rows.map((row) => {
-        const pair = this.catalog.pair(row.asset, row.network);
-        const network = this.catalog.network(row.network);
-        // A pair since removed from the catalog still has its address shown, as a bare address.
-        const qrText =
-          pair && network
-            ? paymentUri({
-                chainId: network.chain_id,
-                addressFormat: network.address_format,
-                address: row.address,
-                tokenContract: pair.token_contract,
-                decimals: pair.decimals,
-                amount: row.asset === intent.currency ? due : null,
-              })
-            : row.address;
-        return { asset: row.asset, network: row.network, networkName: network?.name ?? row.network, address: row.address, qrText };
-      }),
+      step,
+      choices,
+      card: step === 'pay' ? await this.card(chosen, intent.currency, new Decimal(status.amount_remaining)) : null,
+      completedAt: intent.completed_at?.toISOString() ?? null,
+      lastPayment: last && { txHash: last.tx_hash, networkName: this.networkName(last.network) },
     };
+  }
+
+  private networkName(network: string): string {
+    return this.catalog.network(network)?.name ?? network;
+  }
+
+  /** The chosen address, asking for what remains in its own asset (the payment URI carries the same amount). */
+  private async card(row: { asset: string; network: string; address: string }, primary: string, remaining: Decimal): Promise<PayerCard> {
+    const pair = this.catalog.pair(row.asset, row.network);
+    const network = this.catalog.network(row.network);
+    const choice = { asset: row.asset, network: row.network, networkName: this.networkName(row.network), address: row.address };
+    // A pair since removed from the catalog still has its address shown, as a bare address with no amount.
+    if (!pair || !network) return { ...choice, amount: null, qrText: row.address };
+    const snapshot = row.asset === primary ? null : await this.prices.current();
+    const amount = remainingIn(remaining, primary, row.asset, pair.decimals, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
+    const qrText = paymentUri({
+      chainId: network.chain_id,
+      addressFormat: network.address_format,
+      address: row.address,
+      tokenContract: pair.token_contract,
+      decimals: pair.decimals,
+      amount,
+    });
+    return { ...choice, amount: amount?.toFixed() ?? null, qrText };
   }
 
   /**
@@ -153,7 +209,7 @@ export class PaymentPages {
           {
             asset: deposit.asset,
             network: deposit.network,
-            network_name: this.catalog.network(deposit.network)?.name ?? deposit.network,
+            network_name: this.networkName(deposit.network),
             amount: new Decimal(deposit.amount).toFixed(),
             confirmations: Math.min(deposit.blocks_read, pair.confirmations_required),
             confirmations_required: pair.confirmations_required,

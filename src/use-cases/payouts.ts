@@ -208,7 +208,10 @@ export class Payouts {
     if (tenant.mode === 'live' && !custody.payoutsEnabled) {
       throw new DomainError(
         'provider_unavailable',
-        'Live payouts need a custody provider, and none is configured on this deployment; nothing was reserved or sent.',
+        // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
+        'Live payouts need a payout signer, and none is configured on this deployment: the operator sets ' +
+          'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS). ' +
+          'Nothing was reserved or sent.',
       );
     }
     return (tx) => this.execute(tx, tenant, quoteId);

@@ -2,7 +2,7 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
-import { convert } from '../domain/valuation.js';
+import { remainingIn } from '../domain/valuation.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import { amountRemaining } from '../domain/payment-intents.js';
@@ -125,11 +125,12 @@ export class DepositSimulator {
 
   /** What remains of an intent, in `currency` (rounded up, so paying it completes the intent). */
   private remainingIn(currency: string, primary: string, remaining: Decimal, prices: CreditPrices, network: string): Decimal {
-    const value = convert(remaining, primary, currency, prices.snapshot, this.clock.now(), prices.maxAgeSeconds);
+    const decimals = this.catalog.pair(currency, network)!.decimals;
+    const value = remainingIn(remaining, primary, currency, decimals, prices.snapshot, this.clock.now(), prices.maxAgeSeconds);
     if (value === null) {
       throw new DomainError('price_unavailable', `No fresh price to convert what remains into ${currency}; pass an amount.`, 'amount');
     }
-    return value.toDecimalPlaces(this.catalog.pair(currency, network)!.decimals, Decimal.ROUND_UP);
+    return value;
   }
 
   private credit(

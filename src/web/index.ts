@@ -14,5 +14,5 @@ export async function webRoutes(app: App, ctx: AppContext, operatorToken: string
   const assets = new StaticAssets();
   assets.register(app);
   await app.register(async (dashboard: App) => dashboardRoutes(dashboard, ctx, new DashboardSessions(operatorToken), failures, assets));
-  await app.register(async (pay: App) => payRoutes(pay, ctx, new PaymentPages(ctx.db, ctx.catalog, ctx.clock, ctx.simulator), assets));
+  await app.register(async (pay: App) => payRoutes(pay, ctx, new PaymentPages(ctx.db, ctx.catalog, ctx.clock, ctx.simulator, ctx.prices, ctx.config.pricesMaxAgeSeconds), assets));
 }

@@ -1,7 +1,8 @@
-import type { PayerPendingDeposit, PayerStatus, PayerView } from '../use-cases/payment-pages.js';
+import { nextStep, type PayerCard, type PayerPendingDeposit, type PayerStatus, type PayerView } from '../use-cases/payment-pages.js';
 import { html, jsonData, trusted, type SafeHtml } from './html.js';
 import { fill, LANGUAGES, MESSAGES, type Language, type Messages } from './i18n.js';
 import { layout } from './layout.js';
+import { nextStepSection, pickHref } from './pay-steps.js';
 
 export interface PageAssets {
   stylesheet: string;
@@ -12,6 +13,7 @@ export interface PageAssets {
 export function statusText(t: Messages, status: PayerStatus): string {
   const values = { received: status.amount_received, remaining: status.amount_remaining, currency: status.currency };
   if (status.state === 'expired' && status.amount_received !== '0') return fill(t.expiredWithCredit, values);
+  if (nextStep(status) === 'confirming') return t.confirming;
   return fill(t[status.state], values);
 }
 
@@ -26,27 +28,29 @@ export function pendingText(t: Messages, deposit: PayerPendingDeposit): string {
   });
 }
 
-function languageSwitch(lang: Language, t: Messages): SafeHtml {
+/** The other language's link; on a payment card it keeps the asset and network picked. */
+function languageSwitch(lang: Language, t: Messages, card: PayerCard | null = null): SafeHtml {
   const other = LANGUAGES.find((l) => l !== lang)!;
-  return html`<nav class="lang"><a href="?lang=${other}" hreflang="${other}" lang="${other}">${t.switchTo}</a></nav>`;
+  const href = card ? pickHref(other, card) : `?lang=${other}`;
+  return html`<nav class="lang"><a href="${href}" hreflang="${other}" lang="${other}">${t.switchTo}</a></nav>`;
 }
 
 export interface PayPageInput {
   view: PayerView;
   lang: Language;
-  /** Each address's QR code, as SVG, in the order of `view.addresses`. */
-  qrCodes: string[];
+  /** The card's QR code, as SVG; null when the step shows no card. */
+  qrCode: string | null;
   statusUrl: string;
   simulateUrl: string;
   now: Date;
   assets: PageAssets;
 }
 
-export function payPage({ view, lang, qrCodes, statusUrl, simulateUrl, now, assets }: PayPageInput): SafeHtml {
+export function payPage({ view, lang, qrCode, statusUrl, simulateUrl, now, assets }: PayPageInput): SafeHtml {
   const t = MESSAGES[lang];
   const { status } = view;
   const title = fill(t.title, { amount: status.amount, currency: status.currency });
-  const open = status.state === 'waiting' || status.state === 'partial';
+  const paying = view.step === 'pay';
   return layout({
     lang,
     title,
@@ -54,7 +58,7 @@ export function payPage({ view, lang, qrCodes, statusUrl, simulateUrl, now, asse
     script: assets.script,
     body: html`
 ${view.sandbox ? html`<div class="test-banner" role="note">${t.testBanner}</div>` : null}
-<header class="top">${languageSwitch(lang, t)}</header>
+<header class="top">${languageSwitch(lang, t, view.card)}</header>
 <main class="pay">
   <h1>${title}</h1>
   <p class="reference">${t.reference}: <strong>${view.refCode}</strong></p>
@@ -63,22 +67,10 @@ ${view.sandbox ? html`<div class="test-banner" role="note">${t.testBanner}</div>
     <ul class="pending" id="pending"${status.pending_deposits.length > 0 ? '' : trusted(' hidden')}>${status.pending_deposits.map(
       (d) => html`<li>${pendingText(t, d)}</li>`,
     )}</ul>
-    <p class="countdown"${open ? '' : trusted(' hidden')}>${t.timeLeft}: <time id="countdown" datetime="${status.expires_at}"></time></p>
+    <p class="countdown"${paying ? '' : trusted(' hidden')}>${t.timeLeft}: <time id="countdown" datetime="${status.expires_at}"></time></p>
   </section>
-  ${view.sandbox ? html`<button type="button" id="simulate" class="simulate"${open ? '' : trusted(' hidden')}>${t.simulate}</button>` : null}
-  <h2>${t.sendTo}</h2>
-  <ul class="addresses">
-    ${view.addresses.map(
-      (a, i) => html`<li class="address-card" data-asset="${a.asset}" data-network="${a.network}">
-      <h3>${fill(t.on, { asset: a.asset, network: a.networkName })}</h3>
-      <div class="qr" role="img" aria-label="${fill(t.qrLabel, { asset: a.asset, network: a.networkName })}" data-qr-text="${a.qrText}">${trusted(qrCodes[i]!)}</div>
-      <div class="address-line">
-        <code class="address" id="address-${i}">${a.address}</code>
-        <button type="button" class="copy" data-copy="address-${i}">${t.copy}</button>
-      </div>
-    </li>`,
-    )}
-  </ul>
+  ${view.sandbox ? html`<button type="button" id="simulate" class="simulate"${paying ? '' : trusted(' hidden')}>${t.simulate}</button>` : null}
+  ${nextStepSection(t, lang, view, qrCode)}
   <p class="copy-feedback" id="copy-feedback" role="status" aria-live="polite"></p>
 </main>
 ${jsonData('pay-data', {
@@ -92,8 +84,8 @@ ${jsonData('pay-data', {
     completed: t.completed,
     expired: t.expired,
     expiredWithCredit: t.expiredWithCredit,
+    confirming: t.confirming,
     pendingDeposit: t.pendingDeposit,
-    copied: t.copied,
     copyFailed: t.copyFailed,
     simulate: t.simulate,
     simulating: t.simulating,
@@ -103,16 +95,24 @@ ${jsonData('pay-data', {
   });
 }
 
-export function notFoundPage(lang: Language, stylesheet: string): SafeHtml {
+/** A page with only a message: no intent to show (unknown, or the visitor over its rate limit). */
+function messagePage(lang: Language, stylesheet: string, title: string, body: string): SafeHtml {
   const t = MESSAGES[lang];
   return layout({
     lang,
-    title: t.notFoundTitle,
+    title,
     stylesheet,
     body: html`<header class="top">${languageSwitch(lang, t)}</header>
-<main class="pay not-found">
-  <h1>${t.notFoundTitle}</h1>
-  <p>${t.notFoundBody}</p>
+<main class="pay message">
+  <h1>${title}</h1>
+  <p>${body}</p>
 </main>`,
   });
+}
+
+export const notFoundPage = (lang: Language, stylesheet: string) => messagePage(lang, stylesheet, MESSAGES[lang].notFoundTitle, MESSAGES[lang].notFoundBody);
+
+export function tooManyRequestsPage(lang: Language, stylesheet: string, retryAfterSeconds: string): SafeHtml {
+  const t = MESSAGES[lang];
+  return messagePage(lang, stylesheet, t.tooManyTitle, fill(t.tooManyBody, { seconds: retryAfterSeconds }));
 }

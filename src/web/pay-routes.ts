@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../domain/errors.js';
+import { DomainError, notFound } from '../domain/errors.js';
 import type { App, AppContext } from '../http/context.js';
 import { enforce } from '../http/rate-limit.js';
 import type { PageLookup, PaymentPages } from '../use-cases/payment-pages.js';
 import { chooseLanguage } from './i18n.js';
-import { notFoundPage, payPage } from './pay-page.js';
+import { notFoundPage, payPage, tooManyRequestsPage } from './pay-page.js';
 import { qrSvg } from './qr.js';
 import { pageHeaders, type StaticAssets } from './static-assets.js';
 
@@ -12,7 +12,7 @@ export const PAY_PREFIX = '/pay';
 const statusUrl = (id: string) => `${PAY_PREFIX}/i/${id}/status`;
 const simulateUrl = (id: string) => `${PAY_PREFIX}/i/${id}/simulate`;
 
-type Lang = { Querystring: { lang?: string } };
+type PageQuery = { Querystring: { lang?: string; asset?: string; network?: string } };
 
 /**
  * The hosted payment page, public: `/pay/{ref_code}` for people, `/pay/i/{payment_intent_id}` for embedding
@@ -20,21 +20,30 @@ type Lang = { Querystring: { lang?: string } };
  * sandbox-only "simulate payment" button. Every request counts against its client address.
  */
 export function payRoutes(app: App, { limiter, clock, config }: AppContext, pages: PaymentPages, assets: StaticAssets): void {
-  app.addHook('onRequest', async (request, reply) => {
-    enforce(reply, await limiter.consume(`page:${request.ip}`, config.pagesRequestsPerSecond), 'this address');
-  });
   const stylesheet = assets.url('pay.css');
+  const pageRoutes = new Set([`${PAY_PREFIX}/:ref_code`, `${PAY_PREFIX}/i/:id`]);
+  app.addHook('onRequest', async (request: FastifyRequest<PageQuery>, reply) => {
+    try {
+      enforce(reply, await limiter.consume(`page:${request.ip}`, config.pagesRequestsPerSecond), 'this address');
+    } catch (error) {
+      // A person refused a page gets a page; the page's own script (status, simulate) keeps the JSON error.
+      if (!(error instanceof DomainError && error.code === 'rate_limited') || !pageRoutes.has(request.routeOptions.url ?? '')) throw error;
+      const retryAfter = String(reply.getHeader('ratelimit-reset') ?? 1);
+      const lang = chooseLanguage(request.query.lang, request.headers['accept-language']);
+      reply.code(429).headers({ ...pageHeaders(), 'content-language': lang, vary: 'accept-language', 'retry-after': retryAfter });
+      return reply.send(tooManyRequestsPage(lang, stylesheet, retryAfter).value);
+    }
+  });
 
-  const page = async (request: FastifyRequest<Lang>, reply: FastifyReply, lookup: PageLookup, framing: "'none'" | '*') => {
+  const page = async (request: FastifyRequest<PageQuery>, reply: FastifyReply, lookup: PageLookup, framing: "'none'" | '*') => {
     const lang = chooseLanguage(request.query.lang, request.headers['accept-language']);
     reply.headers({ ...pageHeaders(framing), 'content-language': lang, vary: 'accept-language' });
-    const view = await pages.view(lookup);
+    const view = await pages.view(lookup, { asset: request.query.asset, network: request.query.network });
     if (!view) return reply.code(404).send(notFoundPage(lang, stylesheet).value);
-    const qrCodes = await Promise.all(view.addresses.map((a) => qrSvg(a.qrText)));
     return payPage({
       view,
       lang,
-      qrCodes,
+      qrCode: view.card && (await qrSvg(view.card.qrText)),
       statusUrl: statusUrl(view.id),
       simulateUrl: simulateUrl(view.id),
       now: clock.now(),
@@ -42,10 +51,10 @@ export function payRoutes(app: App, { limiter, clock, config }: AppContext, page
     }).value;
   };
 
-  app.get<{ Params: { ref_code: string } } & Lang>(`${PAY_PREFIX}/:ref_code`, { schema: { hide: true } }, (request, reply) =>
+  app.get<{ Params: { ref_code: string } } & PageQuery>(`${PAY_PREFIX}/:ref_code`, { schema: { hide: true } }, (request, reply) =>
     page(request, reply, { refCode: request.params.ref_code }, "'none'"),
   );
-  app.get<{ Params: { id: string } } & Lang>(`${PAY_PREFIX}/i/:id`, { schema: { hide: true } }, (request, reply) =>
+  app.get<{ Params: { id: string } } & PageQuery>(`${PAY_PREFIX}/i/:id`, { schema: { hide: true } }, (request, reply) =>
     page(request, reply, { id: request.params.id }, '*'),
   );
 

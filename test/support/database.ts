@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import type { Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
@@ -12,6 +14,14 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
+let template: Blob | undefined;
+
+/** The run's migrated archive (test/support/pglite-template.ts), read once per file. */
+function migratedTemplate(): Blob {
+  template ??= new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
+  return template;
+}
+
 /**
  * A migrated, empty database for one test file: PGlite in memory by default; with TEST_DATABASE_URL, a
  * fresh schema on that PostgreSQL server, dropped afterwards. `migrated: false` leaves it without any table
@@ -20,8 +30,7 @@ export interface TestDatabase {
 export async function openTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    const db = await openPglite();
-    if (migrated) await migrate(db);
+    const db = migrated ? await openPglite(undefined, migratedTemplate()) : await openPglite();
     return {
       db,
       openSibling: () => {

@@ -35,3 +35,32 @@ export async function insertLiveIntent(t: TestApp, address = '0x5290840009852788
   if (!written) throw new Error('the live intent fixture was not written');
   return view!;
 }
+
+/** What a rendered payment page asks of the payer: its next step and, while paying, the one card shown. */
+export interface RenderedStep {
+  step: string | undefined;
+  qrCodes: number;
+  addresses: string[];
+  amount: string | undefined;
+  qrText: string | undefined;
+  /** The picker's links (`?asset=…&network=…&lang=…`), and the one marked current, per picker label. */
+  pickers: Record<string, { links: string[]; current: string | undefined }>;
+}
+
+const unescape = (text: string) => text.replace(/&amp;/g, '&').replace(/&quot;/g, '"');
+
+export function renderedStep(body: string): RenderedStep {
+  const pickers: RenderedStep['pickers'] = {};
+  for (const [, label, list] of body.matchAll(/<nav class="picker" aria-label="([^"]+)">([\s\S]*?)<\/nav>/g)) {
+    const links = [...list!.matchAll(/<a href="([^"]+)"( aria-current="true")?>([^<]+)<\/a>/g)];
+    pickers[label!] = { links: links.map((l) => l[3]!), current: links.find((l) => l[2])?.[3] };
+  }
+  return {
+    step: /<section class="next-step" id="next-step" data-step="(\w+)">/.exec(body)?.[1],
+    qrCodes: body.match(/<svg /g)?.length ?? 0,
+    addresses: [...body.matchAll(/<code class="address" id="address">([^<]+)<\/code>/g)].map((m) => m[1]!),
+    amount: /<code class="amount" id="amount">([^<]+)<\/code>/.exec(body)?.[1],
+    qrText: unescape(/data-qr-text="([^"]+)"/.exec(body)?.[1] ?? '') || undefined,
+    pickers,
+  };
+}

@@ -13,9 +13,9 @@ import type { BalanceView } from '../../use-cases/balances.js';
 import type { CreatedApiKey } from '../../use-cases/operator.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
-import { actionButton, DASHBOARD, dashboardPage, table, time, type Column, type PageContext } from './pages.js';
+import { objectLink } from './object-pages.js';
+import { actionButton, DASHBOARD, dashboardPage, modeName, table, time, type Column, type PageContext } from './pages.js';
 
-const modeName = (mode: KeyMode) => (mode === 'live' ? 'live' : 'sandbox');
 const orgUrl = (organization: OrganizationRow) => `${DASHBOARD}/organizations/${organization.id}`;
 
 function keyColumns(ctx: PageContext): Column<ApiKeyRow>[] {
@@ -35,14 +35,14 @@ function keyColumns(ctx: PageContext): Column<ApiKeyRow>[] {
 
 function balanceSection(mode: KeyMode, view: BalanceView): SafeHtml {
   const totals = Object.entries(view.totals);
-  return html`<h3>${modeName(mode)}</h3>
+  return html`<h3>${mode === 'live' ? 'Live' : 'Sandbox'}</h3>
 ${table(`Balances (${modeName(mode)})`, [
   { label: 'Asset', cell: (l) => l.asset },
   { label: 'Network', cell: (l) => l.network },
   { label: 'Available', cell: (l) => l.available.toFixed(), numeric: true },
   { label: 'Reserved', cell: (l) => l.reserved.toFixed(), numeric: true },
   { label: 'USD', cell: (l) => l.valuations.usd ?? '—', numeric: true },
-], view.lines)}
+], view.lines, null, false)}
 ${totals.length ? html`<p class="totals">Totals: ${totals.map(([fiat, amount]) => html`<span class="total">${amount} ${fiat.toUpperCase()}</span> `)}</p>` : null}`;
 }
 
@@ -67,7 +67,7 @@ export function organizationPage(
 </form>
 <ul class="links">${links('test')}${links('live')}</ul>
 <h2>API keys</h2>
-${table('API keys', keyColumns(ctx), keys, nextKeys && `?cursor=${encodeURIComponent(nextKeys)}`)}
+${table('API keys', keyColumns(ctx), keys, nextKeys && `?cursor=${encodeURIComponent(nextKeys)}`, false)}
 <h2>Balances</h2>
 ${balanceSection('test', balances[0]!)}${balanceSection('live', balances[1]!)}`,
   );
@@ -88,6 +88,8 @@ interface ListPage<Row extends { id: string; created_at: Date }> {
   title: string;
   load(ctx: AppContext, tenant: Tenant, page: PageRequest): Promise<Page<Row>>;
   columns(page: PageContext, organization: OrganizationRow, mode: KeyMode): Column<Row>[];
+  /** What the page says above its rows. */
+  intro?(ctx: AppContext, tenant: Tenant): Promise<Fragment>;
 }
 
 /** A list as the dashboard shows it: one page of rows, from the API's cursor to the next one. */
@@ -104,7 +106,9 @@ function dashboardList<Row extends { id: string; created_at: Date }>(list: ListP
       const cursorList = `dashboard:${name}:${organization.id}:${mode}`;
       const rows = await list.load(ctx, { organizationId: organization.id, mode }, ctx.cursors.pageRequest(cursorList, query));
       const next = ctx.cursors.envelope(cursorList, rows, (row) => row).cursor;
-      return table(list.title, list.columns(page, organization, mode), rows.rows, next && `?cursor=${encodeURIComponent(next)}`);
+      const intro = await list.intro?.(ctx, { organizationId: organization.id, mode });
+      // The page's heading names the list: the table is not captioned again.
+      return html`${intro}${table(list.title, list.columns(page, organization, mode), rows.rows, next && `?cursor=${encodeURIComponent(next)}`, false)}`;
     },
   };
 }
@@ -112,13 +116,13 @@ function dashboardList<Row extends { id: string; created_at: Date }>(list: ListP
 const intents: ListPage<IntentView> = {
   title: 'Payment intents',
   load: (ctx, tenant, page) => ctx.paymentIntents.list(ctx.db, tenant, undefined, page),
-  columns: (page) => [
+  columns: (page, _organization, mode) => [
     { label: 'Ref', cell: (i) => html`<a href="/pay/${i.ref_code}">${i.ref_code}</a>` },
     { label: 'Amount', cell: (i) => `${i.amount} ${i.currency}`, numeric: true },
     { label: 'Received', cell: (i) => i.amount_received, numeric: true },
     { label: 'Status', cell: (i) => effectiveStatus(i, page.now) },
     { label: 'External ref', cell: (i) => i.external_ref ?? '—' },
-    { label: 'Id', cell: (i) => html`<code>${i.id}</code>` },
+    { label: 'Id', cell: (i) => objectLink('payment_intent', i.id, mode) },
     { label: 'Created', cell: (i) => time(i.created_at) },
   ],
 };
@@ -126,7 +130,8 @@ const intents: ListPage<IntentView> = {
 const transactions: ListPage<TransactionRow> = {
   title: 'Transactions',
   load: (ctx, tenant, page) => ctx.transactions.list(ctx.db, tenant, {}, page),
-  columns: () => [
+  columns: (_page, _organization, mode) => [
+    { label: 'Id', cell: (t) => objectLink('transaction', t.id, mode) },
     { label: 'Type', cell: (t) => t.type },
     { label: 'Status', cell: (t) => t.status },
     { label: 'Amount', cell: (t) => `${t.amount} ${t.asset}`, numeric: true },
@@ -142,7 +147,7 @@ const events: ListPage<EventRow> = {
   columns: (page, organization, mode) => [
     { label: 'Id', cell: (e) => html`<code>${e.id}</code>` },
     { label: 'Type', cell: (e) => e.type },
-    { label: 'Related to', cell: (e) => (e.related_to ? html`<code>${e.related_to}</code>` : '—') },
+    { label: 'Related to', cell: (e) => (e.related_to ? objectLink(e.related_to_kind, e.related_to, mode) : '—') },
     { label: 'Created', cell: (e) => time(e.created_at) },
     { label: 'Webhook', cell: (e) => replayButton(page, organization, mode, e.id) },
   ],
@@ -151,6 +156,12 @@ const events: ListPage<EventRow> = {
 const deliveries: ListPage<DeliveryRow> = {
   title: 'Webhook deliveries',
   load: (ctx, tenant, page) => ctx.webhooks.deliveries(tenant.organizationId, { mode: tenant.mode }, page),
+  // Deliveries go to the tenant's one endpoint of the mode, as it is now: said once, above them.
+  async intro(ctx, tenant) {
+    const endpoint = (await ctx.webhooks.endpoints(tenant.organizationId)).find((e) => e.mode === tenant.mode);
+    if (!endpoint) return html`<p>No webhook endpoint is configured for this mode: nothing is delivered.</p>`;
+    return html`<p>Endpoint: <code class="endpoint">${endpoint.url}</code>${endpoint.enabled ? null : ' (disabled: nothing is delivered)'}</p>`;
+  },
   columns: (page, organization, mode) => [
     { label: 'Event', cell: (d) => html`<code>${d.event_id}</code>` },
     { label: 'Origin', cell: (d) => d.origin },

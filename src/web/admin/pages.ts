@@ -1,7 +1,11 @@
+import type { KeyMode } from '../../domain/api-keys.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 
 export const DASHBOARD = '/admin';
+
+/** The longest search: an external_ref (the API allows 255 characters) is the longest identifier searched for. */
+export const MAX_SEARCH_LENGTH = 255;
 
 /** What every signed-in page needs: its stylesheet and the session's CSRF token for its forms. */
 export interface PageContext {
@@ -11,7 +15,10 @@ export interface PageContext {
   now: Date;
 }
 
-export function dashboardPage(ctx: PageContext, title: string, body: Fragment): SafeHtml {
+export const modeName = (mode: KeyMode) => (mode === 'live' ? 'live' : 'sandbox');
+
+/** Every signed-in page: the navigation, the one search box (holding `search`, the text searched for), the body. */
+export function dashboardPage(ctx: PageContext, title: string, body: Fragment, search = ''): SafeHtml {
   return layout({
     lang: 'en',
     title: `${title} · Connect Payments`,
@@ -19,6 +26,11 @@ export function dashboardPage(ctx: PageContext, title: string, body: Fragment): 
     body: html`<header class="topbar">
   <a class="brand" href="${DASHBOARD}/overview">Connect Payments · operator</a>
   <nav aria-label="Dashboard"><a href="${DASHBOARD}/overview">Overview</a> <a href="${DASHBOARD}/organizations">Organizations</a> <a href="${DASHBOARD}/payouts">Open live payouts</a></nav>
+  <form role="search" method="get" action="${DASHBOARD}/search" class="search">
+    <label for="search-box" class="visually-hidden">Search</label>
+    <input id="search-box" name="q" type="search" value="${search}" maxlength="${MAX_SEARCH_LENGTH}" placeholder="Ref code, id, hash, address, external ref">
+    <button type="submit">Search</button>
+  </form>
   ${actionButton(ctx, `${DASHBOARD}/sign-out`, 'Sign out', 'link')}
 </header>
 <main class="dashboard">
@@ -59,11 +71,14 @@ export interface Column<Row> {
   numeric?: boolean;
 }
 
-/** A table of rows, and a link to the next page when there is one (the API's cursors, passed along). */
-export function table<Row>(caption: string, columns: Column<Row>[], rows: Row[], next: string | null = null): SafeHtml {
+/**
+ * A table of rows, and a link to the next page when there is one (the API's cursors, passed along). Under a
+ * heading that already names it (`captioned` false) the name is only its accessible name: headings do not repeat.
+ */
+export function table<Row>(caption: string, columns: Column<Row>[], rows: Row[], next: string | null = null, captioned = true): SafeHtml {
   if (rows.length === 0) return html`<p class="empty">No ${caption.toLowerCase()} yet.</p>`;
-  return html`<div class="table-wrap"><table>
-<caption>${caption}</caption>
+  return html`<div class="table-wrap"><table${captioned ? null : html` aria-label="${caption}"`}>
+${captioned ? html`<caption>${caption}</caption>` : null}
 <thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : null}>${c.label}</th>`)}</tr></thead>
 <tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : null}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table></div>
@@ -71,3 +86,7 @@ ${next ? html`<p class="pager"><a href="${next}" rel="next">Next page</a></p>` :
 }
 
 export const time = (at: Date | null) => (at ? html`<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 19)}</time>` : '—');
+
+export function facts(entries: [string, Fragment][]): SafeHtml {
+  return html`<dl class="facts">${entries.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
+}

@@ -1,7 +1,7 @@
 import { isTerminal } from '../../domain/payouts.js';
-import { html, type Fragment, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import type { LivePayout, LivePayoutView, SignedTxView } from '../../use-cases/operator-payouts.js';
-import { actionButton, DASHBOARD, dashboardPage, table, time, type PageContext } from './pages.js';
+import { actionButton, DASHBOARD, dashboardPage, facts, table, time, type PageContext } from './pages.js';
 
 export const payoutUrl = (id: string) => `${DASHBOARD}/payouts/${id}`;
 const hash = (value: string | null) => (value ? html`<code>${value}</code>` : '—');
@@ -28,12 +28,9 @@ ${table(
   ],
   rows,
   next && `?cursor=${encodeURIComponent(next)}`,
+  false,
 )}`,
   );
-}
-
-function facts(entries: [string, Fragment][]): SafeHtml {
-  return html`<dl class="facts">${entries.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
 }
 
 const fee = (tx: SignedTxView, value: (fees: NonNullable<SignedTxView['fees']>) => bigint) => (tx.fees ? value(tx.fees).toString() : '—');

@@ -11,9 +11,10 @@ import { html } from '../html.js';
 import { pageHeaders, type StaticAssets } from '../static-assets.js';
 import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
 import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
-import { DASHBOARD, dashboardPage, signInPage, table, time, type PageContext } from './pages.js';
+import { DASHBOARD, dashboardPage, modeName, signInPage, table, time, type PageContext } from './pages.js';
 import { isSignedOut, recordSignOut } from '../../store/dashboard-sign-outs.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
+import { searchRoutes } from './search-routes.js';
 import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
 
 type Form = Record<string, string>;
@@ -30,6 +31,9 @@ const modeOf = (value: unknown): KeyMode => {
  * the CLI). Signed in with the operator token; the session is a signed HttpOnly SameSite=Strict cookie, and
  * every form carries the session's CSRF token, checked before any change.
  */
+/** Room for the sign-in form's token field (and a browser's extras), URL-encoded. */
+const SIGN_IN_FORM_BYTES = 1024;
+
 export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSessions, failures: AuthFailureLimiter, assets: StaticAssets): void {
   const { operator, operatorPayouts, webhooks, cursors, db, clock, config } = ctx;
   const stylesheet = assets.url('admin.css');
@@ -60,10 +64,15 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
 
   app.get(`${DASHBOARD}/sign-in`, async (_request, reply) => send(reply, signInPage(stylesheet, null)));
 
-  // The token is in the body, so a locked-out address is refused at onRequest, before its body is read: here
-  // alone the right token waits out the lockout too. Failures elsewhere (the operator API) do not count here.
-  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, { onRequest: async (request) => failures.check(request) }, async (request, reply) => {
+  // The token is in the body. A locked-out address may still sign in with the right token, in a body of a
+  // sign-in form's size; anything larger (or of unstated length) it sends is refused before being read.
+  // Failures elsewhere (the operator API) do not count here.
+  const signInGate = async (request: FastifyRequest) => {
+    if (!(Number(request.headers['content-length']) <= SIGN_IN_FORM_BYTES)) await failures.check(request);
+  };
+  app.post<{ Body: Form }>(`${DASHBOARD}/sign-in`, { onRequest: signInGate }, async (request, reply) => {
     if (!sessions.isOperatorToken(String(request.body?.token ?? ''))) {
+      await failures.check(request);
       await failures.record(request);
       return send(reply, signInPage(stylesheet, 'That is not the operator token.'), 401);
     }
@@ -89,18 +98,24 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
       return reply.redirect(`${DASHBOARD}/sign-in`, 303);
     });
 
+    searchRoutes(signedIn, ctx, { pageContext, send });
+
     signedIn.get<{ Querystring: Query }>(`${DASHBOARD}/overview`, async (request, reply) => {
-      const mode = request.query.mode === undefined ? 'live' : modeOf(request.query.mode);
       const days = chartDays(clock.now());
-      const rows = await dailyDepositVolume(db, mode, new Date(`${days[0]}T00:00:00Z`));
+      const from = new Date(`${days[0]}T00:00:00Z`);
+      // Unless the operator chose, the mode that has data: live when it has any, sandbox otherwise.
+      const chosen = request.query.mode === undefined ? null : modeOf(request.query.mode);
+      const live = chosen === 'test' ? [] : await dailyDepositVolume(db, 'live', from);
+      const mode = chosen ?? (live.length > 0 ? 'live' : 'test');
+      const rows = mode === 'live' ? live : await dailyDepositVolume(db, 'test', from);
       const other = mode === 'live' ? 'test' : 'live';
       return send(
         reply,
         dashboardPage(
           pageContext(request),
           'Overview',
-          html`<h2>Daily deposit volume per asset, last ${CHART_DAYS} days (${mode === 'live' ? 'live' : 'sandbox'})</h2>
-<p><a href="?mode=${other}">Show ${other === 'live' ? 'live' : 'sandbox'}</a></p>
+          html`<h2>Daily deposit volume per asset, last ${CHART_DAYS} days (${modeName(mode)})</h2>
+<p><a href="?mode=${other}">Show ${modeName(other)}</a></p>
 ${volumeCharts(rows, days)}`,
         ),
       );
@@ -125,6 +140,7 @@ ${volumeCharts(rows, days)}`,
             ],
             page.rows,
             next && `?cursor=${encodeURIComponent(next)}`,
+            false,
           ),
         ),
       );

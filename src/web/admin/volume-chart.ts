@@ -4,6 +4,12 @@ import { html, type SafeHtml } from '../html.js';
 
 const WIDTH = 600;
 const HEIGHT = 120;
+/** Room under the bars for the date axis. */
+const AXIS = 20;
+/** A dated tick every week, counted back from today so the last bar always has its date. */
+const TICK_DAYS = 7;
+/** Half the width of a YYYY-MM-DD label at the axis's 11px font. */
+const HALF_LABEL = 33;
 export const CHART_DAYS = 30;
 
 /** The last `CHART_DAYS` UTC days up to `now`, oldest first, as YYYY-MM-DD. */
@@ -27,11 +33,18 @@ export function volumeCharts(rows: DailyVolumeRow[], days: string[]): SafeHtml {
     const barWidth = WIDTH / days.length;
     return html`<figure class="chart">
   <figcaption>${asset}: ${total.toFixed()} received over ${CHART_DAYS} days (highest day ${max.toFixed()})</figcaption>
-  <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Daily ${asset} deposits, ${days[0]} to ${days.at(-1)}: total ${total.toFixed()}">
+  <svg viewBox="0 0 ${WIDTH} ${HEIGHT + AXIS}" role="img" aria-label="Daily ${asset} deposits, ${days[0]} to ${days.at(-1)}: total ${total.toFixed()}">
     ${amounts.map((amount, i) => {
       // Pixel geometry only: the amounts themselves stay exact decimals.
       const height = max.isZero() ? 0 : amount.div(max).times(HEIGHT - 4).toNumber();
       return html`<rect class="bar" x="${(i * barWidth + 1).toFixed(1)}" y="${(HEIGHT - height).toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${height.toFixed(1)}"><title>${days[i]}: ${amount.toFixed()} ${asset}</title></rect>`;
+    })}
+    <line class="axis" x1="0" y1="${HEIGHT}" x2="${WIDTH}" y2="${HEIGHT}"/>
+    ${days.map((day, i) => {
+      if ((days.length - 1 - i) % TICK_DAYS !== 0) return null;
+      // Under its bar, but kept whole inside the chart at either edge.
+      const x = Math.min(Math.max((i + 0.5) * barWidth, HALF_LABEL), WIDTH - HALF_LABEL);
+      return html`<text class="tick" x="${x.toFixed(1)}" y="${HEIGHT + AXIS - 5}" text-anchor="middle">${day}</text>`;
     })}
   </svg>
   <details><summary>Numbers</summary>

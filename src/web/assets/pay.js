@@ -1,6 +1,7 @@
 // The hosted payment page's behaviour: countdown, live status and deposits seen on chain (polling the page's
-// small status route), copy buttons and, in sandbox only, the "simulate payment" button. Amounts are shown as
-// the server sends them (decimal strings); nothing is computed with them here.
+// small status route), copy buttons and, in sandbox only, the "simulate payment" button. When the payer's next
+// step changes (paid, seen on chain, less remaining) the server renders the new step: its amounts and QR code
+// are exact decimals drawn on the server, so nothing is computed with them here.
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('pay-data').textContent);
@@ -14,6 +15,7 @@
   var simulateButton = document.getElementById('simulate');
   var feedback = document.getElementById('copy-feedback');
   var current = data.status;
+  var shownStep = stepKey(current);
 
   function fill(template, values) {
     return template.replace(/\{(\w+)\}/g, function (_, name) { return values[name] || ''; });
@@ -21,17 +23,48 @@
 
   function isOpen(state) { return state === 'waiting' || state === 'partial'; }
 
+  // The server's nextStep (src/use-cases/payment-pages.ts).
+  function stepOf(status) {
+    if (status.state === 'completed') return 'receipt';
+    if (status.state === 'expired') return 'expired';
+    return status.pending_deposits.length > 0 ? 'confirming' : 'pay';
+  }
+
+  // A new credit changes what the card asks for (what remains), or what a receipt or an expired page shows.
+  function stepKey(status) {
+    return stepOf(status) + ' ' + status.amount_received;
+  }
+
+  // This page again, as the server renders it now; only its next-step section is taken, so focus, the live
+  // region and the countdown stay as they are.
+  function refreshStep() {
+    fetch(location.href, { cache: 'no-store' })
+      .then(function (res) { return res.ok ? res.text() : null; })
+      .then(function (text) {
+        var fresh = text && new DOMParser().parseFromString(text, 'text/html').getElementById('next-step');
+        if (!fresh) throw new Error('no next step in the page');
+        document.getElementById('next-step').replaceWith(document.adoptNode(fresh));
+      })
+      .catch(function () { shownStep = null; /* the next poll tries again */ });
+  }
+
   function render(status) {
     current = status;
     var values = { received: status.amount_received, remaining: status.amount_remaining, currency: status.currency };
-    var template = status.state === 'expired' && status.amount_received !== '0' ? messages.expiredWithCredit : messages[status.state];
+    var template = status.state === 'expired' && status.amount_received !== '0' ? messages.expiredWithCredit
+      : stepOf(status) === 'confirming' ? messages.confirming : messages[status.state];
     if (statusBox.getAttribute('data-state') !== status.state || statusText.textContent !== fill(template, values)) {
       statusBox.setAttribute('data-state', status.state);
       statusText.textContent = fill(template, values);
     }
     renderPending(status.pending_deposits);
-    countdown.parentElement.hidden = !isOpen(status.state);
-    if (simulateButton) simulateButton.hidden = !isOpen(status.state);
+    var paying = stepOf(status) === 'pay';
+    countdown.parentElement.hidden = !paying;
+    if (simulateButton) simulateButton.hidden = !paying;
+    if (stepKey(status) !== shownStep) {
+      shownStep = stepKey(status);
+      refreshStep();
+    }
   }
 
   // Deposits seen on chain, not confirmed yet: one line each, rewritten only when a line changed (the list is
@@ -72,14 +105,15 @@
       .then(function () { setTimeout(poll, POLL_MS); });
   }
 
-  document.querySelectorAll('button.copy').forEach(function (button) {
-    button.addEventListener('click', function () {
-      var text = document.getElementById(button.getAttribute('data-copy')).textContent;
-      var done = function () { feedback.textContent = messages.copied; };
-      var failed = function () { feedback.textContent = messages.copyFailed; };
-      if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, failed);
-      else failed();
-    });
+  // Delegated: the copy buttons come and go with the next-step section.
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest('button.copy');
+    if (!button) return;
+    var text = document.getElementById(button.getAttribute('data-copy')).textContent;
+    var done = function () { feedback.textContent = button.getAttribute('data-copied'); };
+    var failed = function () { feedback.textContent = messages.copyFailed; };
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, failed);
+    else failed();
   });
 
   if (simulateButton && data.simulateUrl) {

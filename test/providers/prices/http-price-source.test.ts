@@ -86,8 +86,8 @@ describe('the HTTP price feed', () => {
   });
 
   it.each<[string, Handler, RegExp]>([
-    ['a timeout (no answer at all)', () => {}, /did not answer within 500 ms/],
-    ['a timeout while the body streams', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{"usd":'), /did not answer within 500 ms/],
+    ['a timeout (no answer at all)', () => {}, /did not answer within 2000 ms/],
+    ['a timeout while the body streams', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{"usd":'), /did not answer within 2000 ms/],
     ['HTTP 500', answer(500, SHEET), /answered HTTP 500/],
     ['HTTP 404', answer(404, 'not found'), /answered HTTP 404/],
     ['a body that is not JSON', answer(200, '<html>maintenance</html>'), /not JSON/],
@@ -95,7 +95,7 @@ describe('the HTTP price feed', () => {
     ['a USD rate other than 1', answer(200, { ...SHEET, fx: { USD: '0.99' } }), /\/fx\/USD must be 1/],
   ])('after %s keeps serving the last good snapshot with its old fetchedAt, then recovers', async (_case, failing, message) => {
     // Long enough that the good answers around the failure never time out on a busy machine.
-    const { feed, clock, source } = await setUp(500);
+    const { feed, clock, source } = await setUp(2000);
     const good = await source.current();
 
     clock.advance(30_000);

@@ -1,0 +1,40 @@
+import type { Config } from './config.js';
+import type { LiveEvm } from './providers/chains/live-evm.js';
+
+/**
+ * What the live path of this process runs with, as the start-up banner and `GET /readyz` tell it. /readyz is
+ * public, so nothing here is a secret: no key, and RPC or signer URLs cut to their origin, because providers put
+ * API keys in the user part, the path or the query.
+ */
+export interface LiveSummary {
+  /** Live EVM networks: each one's JSON-RPC endpoint, redacted. */
+  networks: Record<string, string>;
+  /** Networks whose chain watcher this process runs; none when worker processes run them (CONNECT_WORKERS=off). */
+  watchers: string[];
+  /** The hot wallet that signs live payouts; null: live payouts are refused. */
+  payout_signer: { kind: 'key' | 'key_file' | 'remote'; address: string; url?: string } | null;
+}
+
+/** `scheme://host[:port]`, and `/…` when the URL had more: what tells endpoints apart without their credentials. */
+export function redactUrl(raw: string): string {
+  const url = new URL(raw);
+  const more = url.username || url.password || url.search || url.hash || url.pathname !== '/';
+  return `${url.origin}${more ? '/…' : ''}`;
+}
+
+export function liveSummary(config: Config, liveEvm: LiveEvm | null): LiveSummary {
+  const networks = [...(liveEvm?.rpcUrls ?? [])];
+  const signer = config.evm.signer;
+  return {
+    networks: Object.fromEntries(networks.map(([network, url]) => [network, redactUrl(url)])),
+    watchers: config.runWorkers ? networks.map(([network]) => network) : [],
+    payout_signer:
+      liveEvm?.signer && signer
+        ? {
+            kind: 'url' in signer ? 'remote' : 'keyFile' in signer ? 'key_file' : 'key',
+            address: liveEvm.signer.address,
+            ...('url' in signer ? { url: redactUrl(signer.url) } : {}),
+          }
+        : null,
+  };
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { banner } from '../src/banner.js';
+import { loadConfig } from '../src/config.js';
+import { liveSummary, redactUrl } from '../src/live-summary.js';
+import { startTestApp, type TestApp } from './support/app.js';
+import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
+import { errorOf } from './support/partner.js';
+
+// Port 9 (discard): nothing here calls the endpoint; what matters is that its credentials never show.
+const RPC_WITH_SECRETS = 'http://user:rpc-password@127.0.0.1:9/v2/rpc-path-key?apikey=rpc-query-key';
+const SECRETS = ['rpc-password', 'rpc-path-key', 'rpc-query-key', HOT_WALLET_KEY.slice(2)];
+const liveEnv = { CONNECT_EVM_XPUB: TEST_XPUB, CONNECT_EVM_RPC_ETHEREUM: RPC_WITH_SECRETS };
+
+let withSigner: TestApp;
+let withoutSigner: TestApp;
+beforeAll(async () => {
+  withSigner = await startTestApp({ evm: loadConfig({ ...liveEnv, CONNECT_EVM_SIGNER_KEY: HOT_WALLET_KEY }).evm });
+  withoutSigner = await startTestApp({ evm: loadConfig(liveEnv).evm }, withSigner.testDb);
+});
+afterAll(async () => {
+  await withoutSigner.close();
+  await withSigner.close();
+});
+
+const readyz = async (t: TestApp) => (await t.app.inject({ method: 'GET', url: '/readyz' })).body;
+const bannerOf = (t: TestApp) =>
+  banner({
+    base: 'http://127.0.0.1:8080',
+    database: { kind: 'pglite', dataDir: '/tmp/data' },
+    demo: null,
+    token: { token: 'x'.repeat(32), origin: 'environment' },
+    metricsUrl: null,
+    live: liveSummary(t.ctx.config, t.ctx.liveEvm),
+  });
+
+describe('live configuration, visible and never secret', () => {
+  it('a URL is shown as its origin only: user part, path and query may hold credentials', () => {
+    expect(redactUrl(RPC_WITH_SECRETS)).toBe('http://127.0.0.1:9/…');
+    expect(redactUrl('https://rpc.example.com')).toBe('https://rpc.example.com');
+  });
+
+  it('/readyz names the live networks, their watchers and the payout signer, without a secret', async () => {
+    const body = await readyz(withSigner);
+    expect(JSON.parse(body).live).toEqual({
+      networks: { ethereum: 'http://127.0.0.1:9/…' },
+      watchers: ['ethereum'],
+      payout_signer: { kind: 'key', address: HOT_WALLET },
+    });
+    for (const secret of SECRETS) expect(body).not.toContain(secret);
+    expect(JSON.parse(await readyz(withoutSigner)).live.payout_signer).toBeNull();
+  });
+
+  it('the banner has a live section: networks and watchers, the signer, or the settings that would give one', () => {
+    const signed = bannerOf(withSigner);
+    expect(signed).toContain('  Live networks:   ethereum (http://127.0.0.1:9/…); watched here: ethereum\n');
+    expect(signed).toContain(`  Payout signer:   ${HOT_WALLET} (key)\n`);
+    for (const secret of SECRETS) expect(signed).not.toContain(secret);
+    expect(bannerOf(withoutSigner)).toContain('  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)\n');
+  });
+
+  it('the banner says when no live network is configured', async () => {
+    const sandboxOnly = await startTestApp({}, withSigner.testDb);
+    try {
+      expect(bannerOf(sandboxOnly)).toContain('  Live networks:   none');
+      expect(JSON.parse(await readyz(sandboxOnly)).live).toEqual({ networks: {}, watchers: [], payout_signer: null });
+    } finally {
+      await sandboxOnly.close();
+    }
+  });
+
+  it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings, before anything is reserved', async () => {
+    const tenant = await withoutSigner.tenant({ mode: 'live' });
+    const res = await withoutSigner.call(tenant.key, 'POST', '/payouts', { body: { quote_id: 'q_none' }, idempotencyKey: randomUUID() });
+    expect(res.statusCode).toBe(503);
+    expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
+    expect(errorOf(res).message).toMatch(/payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL/);
+    expect(errorOf(res).message).not.toContain('custody provider');
+  });
+});
