@@ -94,8 +94,10 @@ export class WebhookDispatcher {
     while (!this.stopped) {
       this.poked = false;
       const free = this.settings.concurrency - this.inFlight;
+      const claimedFrom = Date.now();
       if (free > 0 && (await this.claim(free)) > 0) continue;
-      await this.idle();
+      // With no free slot nothing was claimed, and the wake-ups already past wait for a slot, whose release pokes.
+      await this.idle(free > 0 ? claimedFrom : Date.now());
     }
   }
 
@@ -117,12 +119,17 @@ export class WebhookDispatcher {
     }
   }
 
-  private idle(): Promise<void> {
+  /**
+   * Waits for a poke, the next retry wake-up or the poll. A wake-up is dropped only once a claim that began at
+   * or after it found nothing more to do: the claim's database clock starts no earlier than `claimedFrom`, so
+   * what fell due by then was claimable. (Dropping those merely past *now* lost a retry whose claim began a
+   * millisecond before it fell due: nothing woke the dispatcher again until the poll.)
+   */
+  private idle(claimedFrom: number): Promise<void> {
     if (this.poked || this.stopped) return Promise.resolve();
-    // Every claim runs after the wake-ups already past, so those are served (or waiting for a slot, whose release pokes).
+    this.retryWakeups = this.retryWakeups.filter((at) => at > claimedFrom);
     const now = Date.now();
-    this.retryWakeups = this.retryWakeups.filter((at) => at > now);
-    const wait = Math.min(this.settings.pollSeconds * 1000, ...this.retryWakeups.map((at) => at - now));
+    const wait = Math.max(0, Math.min(this.settings.pollSeconds * 1000, ...this.retryWakeups.map((at) => at - now)));
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.poke(), wait);
       timer.unref();
@@ -210,7 +217,8 @@ export class WebhookDispatcher {
       for (const outcome of batch) {
         // Later retries are found by the regular poll.
         if (outcome.retryInSeconds !== null && outcome.retryInSeconds < this.settings.pollSeconds) {
-          this.retryWakeups.push(written + outcome.retryInSeconds * 1000);
+          // Whole milliseconds, rounded up: the clocks compared with it (Date.now(), PGlite's now()) have no finer grain.
+          this.retryWakeups.push(Math.ceil(written + outcome.retryInSeconds * 1000));
         }
       }
       this.inFlight -= batch.length;
