@@ -65,13 +65,13 @@ function pageRequests(pages: string[]) {
   });
 }
 
-/** An HTML page (or a redirect) for a browser; the error envelope only where the router refuses a malformed or unknown URL. */
+/** An HTML page (or a redirect) for a browser; the error envelope only where the router refuses a malformed URL. */
 function expectPage(res: { statusCode: number; headers: Record<string, unknown>; body: string }, url: string): void {
   expect(res.statusCode, url).toBeLessThan(500);
   expect(res.headers['x-request-id'], url).toMatch(/^req_/);
   if (res.statusCode < 400 || String(res.headers['content-type']).startsWith('text/html')) return;
   expect(String(res.headers['content-type']), url).toMatch(/^application\/json/);
-  expect((JSON.parse(res.body) as { error: { code: string } }).error.code, url).toMatch(/^(invalid_request|request_uri_too_long|route_not_found)$/);
+  expect((JSON.parse(res.body) as { error: { code: string } }).error.code, url).toMatch(/^(invalid_request|request_uri_too_long)$/);
 }
 
 describe('fuzzing the pages', () => {

@@ -24,7 +24,7 @@ import { payoutRoutes } from '../routes/payouts.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
-import { webRoutes } from '../web/index.js';
+import { webRoutes, type UnknownPage } from '../web/index.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import { answerWhileClosing } from './closing.js';
 import type { App, AppContext } from './context.js';
@@ -110,7 +110,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   });
   answerWhileClosing(app, docsBaseUrl);
   app.addHook('preValidation', refuseUnstorableStrings);
-  installErrorHandling(app, docsBaseUrl, ctx.metrics, `${PARTNER_PREFIX}/test/`);
+  let unknownPage: UnknownPage | null = null;
+  installErrorHandling(app, docsBaseUrl, ctx.metrics, `${PARTNER_PREFIX}/test/`, () => unknownPage);
   installBodyDrain(app);
   app.addSchema(ErrorEnvelopeSchema);
   probeRoutes(app, ctx, options.workers ?? (() => 'off'));
@@ -160,7 +161,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     );
   });
 
-  await app.register(async (web: App) => webRoutes(web, ctx, options.adminToken, ctx.lockouts.dashboard));
+  await app.register(async (web: App) => {
+    unknownPage = await webRoutes(web, ctx, options.adminToken, ctx.lockouts.dashboard);
+  });
 
   return app;
 }

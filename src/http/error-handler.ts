@@ -1,3 +1,4 @@
+import type { UnknownPage } from '../web/index.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 import { TooManyFailures } from './auth-failures.js';
@@ -97,7 +98,17 @@ export function sendError(reply: FastifyReply, docsBaseUrl: string, error: Domai
 }
 
 /** Every failure, from any layer, leaves as the one error envelope. `sandboxPrefix` is where the sandbox helpers live. */
-export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, metrics: Metrics, sandboxPrefix: string): void {
+/**
+ * `pageFor` answers an unknown address under the pages' prefixes (/admin, /pay) with an HTML page for the
+ * browser that asked; it is read at each request, as the pages register after this handler.
+ */
+export function installErrorHandling(
+  app: FastifyInstance,
+  docsBaseUrl: string,
+  metrics: Metrics,
+  sandboxPrefix: string,
+  pageFor: () => UnknownPage | null = () => null,
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, param, message } = classify(error);
     if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
@@ -116,6 +127,8 @@ export function installErrorHandling(app: FastifyInstance, docsBaseUrl: string, 
       reply.header('allow', allowed.join(', '));
       return sendError(reply, docsBaseUrl, new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
     }
+    const page = pageFor()?.(request as Parameters<UnknownPage>[0]);
+    if (page) return reply.code(404).headers(page.headers).send(page.body);
     const path = request.url.split('?')[0]!;
     return sendError(reply, docsBaseUrl, path.startsWith(sandboxPrefix) ? sandboxRouteNotFound(request) : routeNotFound(request));
   });

@@ -57,6 +57,20 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : null}
   });
 }
 
+/** An address under /admin that is no page: said in a page, with the way back. */
+export function pageNotFoundPage(stylesheet: string): SafeHtml {
+  return layout({
+    lang: 'en',
+    title: 'Page not found · Connect Payments',
+    stylesheet,
+    body: html`<main class="dashboard sign-in">
+<h1>Page not found</h1>
+<p class="problem" role="alert">There is no dashboard page at this address.</p>
+<p><a href="${DASHBOARD}/overview">Go to the overview</a></p>
+</main>`,
+  });
+}
+
 /** A POST form of one button, carrying the session's CSRF token (and any hidden fields). */
 export function actionButton(ctx: PageContext, action: string, label: string, style: 'button' | 'link' = 'button', fields: Record<string, string> = {}): SafeHtml {
   return html`<form method="post" action="${action}" class="inline">
