@@ -4,7 +4,7 @@ import { bitcoin } from './bitcoin.js';
 import type { AddressCodec } from './codec.js';
 import { evm } from './evm.js';
 import { solana } from './solana.js';
-import { tron } from './tron.js';
+import { tron } from './tron/address.js';
 
 /** Taken from the catalog schema so a new format there fails to compile here until it has a codec. */
 export type AddressFormat = Static<typeof NetworkSchema>['address_format'];
