@@ -4,6 +4,7 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  isOffCurveAddress,
   type Address,
 } from '@solana/kit';
 import { TOKEN_ERROR__INSUFFICIENT_FUNDS, TOKEN_ERROR__MINT_DECIMALS_MISMATCH, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
@@ -111,6 +112,16 @@ describe('an SPL token payout transaction, executed by the real token programs (
     expect(lamportsBefore - world.lamportsOf(world.hotWallet.address)).toBe(splPayoutMaxCostLamports(PRIORITY_FEE, false));
   });
 
+  it('pays an off-curve owner (a program-derived vault) by creating its token account', async () => {
+    const vault = await world.tokenAccountOf(await newOwner()); // any program-derived address is off the curve
+    expect(isOffCurveAddress(vault)).toBe(true);
+
+    const result = world.sendWire((await payout({ destinationOwner: vault, createDestinationAccount: true })).wireTransaction);
+
+    expect(result).not.toBeInstanceOf(FailedTransactionMetadata);
+    expect(await world.tokenAccount(vault)).toMatchObject({ owner: vault, amount: 1_500_000n });
+  });
+
   it('creates no account unless asked: to an owner without one, the payout fails and moves nothing', async () => {
     const owner = await newOwner();
     const tokensBefore = await hotTokens();
@@ -124,7 +135,7 @@ describe('an SPL token payout transaction, executed by the real token programs (
 
   it("a payout above the hot wallet's tokens fails in the token program, moves nothing, and its result is well formed", async () => {
     const owner = await newOwner();
-    const tokensBefore = await hotTokens();
+    const [tokensBefore, lamportsBefore] = [await hotTokens(), world.lamportsOf(world.hotWallet.address)];
     const signed = await payout({ destinationOwner: owner, amount: tokensBefore + 1n, createDestinationAccount: true });
 
     const result = world.sendWire(signed.wireTransaction);
@@ -133,7 +144,9 @@ describe('an SPL token payout transaction, executed by the real token programs (
     expect(instructionFailure(result)).toEqual({ index: 3, code: TOKEN_ERROR__INSUFFICIENT_FUNDS });
     expect(getBase58Decoder().decode((result as FailedTransactionMetadata).meta().signature())).toBe(signed.signature);
     expect(await hotTokens()).toBe(tokensBefore);
-    expect(await world.tokenAccount(owner)).toBeNull(); // the failed transaction's account creation is undone too
+    // The account creation is undone with the transfer, and its rent; the fees are charged all the same.
+    expect(await world.tokenAccount(owner)).toBeNull();
+    expect(lamportsBefore - world.lamportsOf(world.hotWallet.address)).toBe(splPayoutMaxCostLamports(PRIORITY_FEE, false));
   });
 
   it('wrong decimals are refused by the token program (transferChecked)', async () => {
