@@ -114,7 +114,7 @@ export async function createContext(config: Config, database: Database, options:
     limiter,
     callers,
     idempotency: new Idempotency(db, config.docsBaseUrl, metrics),
-    lockouts: new AuthLockouts(config.authFailuresPerMinute),
+    lockouts: new AuthLockouts(config.authFailuresPerMinute, limiter.failureCounters),
     // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
     operator: new OperatorService(db, catalog, clock, (organizationId) => void callers.changed(organizationId)),
     operatorPayouts: new OperatorPayouts(db, catalog, clock),

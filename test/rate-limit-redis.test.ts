@@ -98,3 +98,34 @@ describe('rate limits while Redis is unreachable', () => {
     }
   });
 });
+
+describe.runIf(REDIS_URL)('authentication lockouts in Redis (REDIS_URL)', () => {
+  const FAILURES_PER_MINUTE = 3;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    const config = { ...redisStore(REDIS_URL!), authFailuresPerMinute: FAILURES_PER_MINUTE };
+    a = await startTestApp(config, t.testDb);
+    b = await startTestApp(config, t.testDb);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  const madeUp = () => `Bearer sk_test_${randomBytes(20).toString('hex')}`;
+  const from = (app: TestApp, address: string) =>
+    app.app.inject({ method: 'GET', url: '/connect/v1/health', headers: { authorization: madeUp() }, remoteAddress: address });
+
+  it('failures on one instance lock the address out on the other, and the operator clears it through either', async () => {
+    const address = '198.51.100.7';
+    for (let i = 0; i < FAILURES_PER_MINUTE; i++) expect((await from(i % 2 ? b : a, address)).statusCode).toBe(401);
+    expect((await from(a, address)).statusCode).toBe(429);
+    expect((await from(b, address)).statusCode).toBe(429);
+    const seen = await b.admin('GET', `/auth-lockouts/${address}`);
+    expect(seen.json().surfaces[0]).toMatchObject({ surface: 'partner', failures: FAILURES_PER_MINUTE, locked: true });
+
+    expect((await b.admin('DELETE', `/auth-lockouts/${address}`)).statusCode).toBe(200);
+    expect((await from(a, address)).statusCode).toBe(401);
+  });
+});

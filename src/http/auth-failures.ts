@@ -1,27 +1,24 @@
 import type { FastifyRequest } from 'fastify';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { DomainError } from '../domain/errors.js';
 
 /** Each surface counts its own failures, so failures on one never lock an address out of another. */
 export type AuthSurface = 'partner' | 'operator' | 'dashboard';
 
 /**
- * Failed authentications per client address and surface, counted in this process's memory. Past the budget
- * an address's failing attempts are answered 429 before anything costly (a key lookup in the database, a
+ * Failed authentications per client address and surface, in one-minute windows: in Redis when the rate limits
+ * are (every instance shares a lockout), in each instance's memory otherwise (see KeyRateLimiter). Past the
+ * budget an address's failing attempts are answered 429 before anything costly (a key lookup in the database, a
  * body parse), while its requests with a valid credential are still served: one client behind a shared
- * address cannot lock the others out. Per instance on purpose: it shields each instance's database pool and
- * needs no shared store to do so. A lockout ends on its own when the minute's window ends, or when the
+ * address cannot lock the others out. A lockout ends on its own when the minute's window ends, or when the
  * operator clears it (AuthLockouts).
  */
 export class AuthFailureLimiter {
-  private readonly limiter: RateLimiterMemory;
-
   constructor(
     readonly surface: AuthSurface,
     readonly perMinute: number,
-  ) {
-    this.limiter = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `auth-failures-${surface}` });
-  }
+    private readonly limiter: RateLimiterAbstract,
+  ) {}
 
   /** Throws 429 when the request's address has used up its failures on this surface. */
   async check(request: FastifyRequest): Promise<void> {
@@ -59,16 +56,20 @@ export interface LockoutState {
   retryAfterSeconds: number;
 }
 
-/** The three surfaces' counters of one instance, which the operator can look at and clear per address. */
+/** The three surfaces' counters, which the operator can look at and clear per address. */
 export class AuthLockouts {
   readonly partner: AuthFailureLimiter;
   readonly operator: AuthFailureLimiter;
   readonly dashboard: AuthFailureLimiter;
 
-  constructor(readonly perMinute: number) {
-    this.partner = new AuthFailureLimiter('partner', perMinute);
-    this.operator = new AuthFailureLimiter('operator', perMinute);
-    this.dashboard = new AuthFailureLimiter('dashboard', perMinute);
+  constructor(
+    readonly perMinute: number,
+    counters: (surface: AuthSurface, perMinute: number) => RateLimiterAbstract,
+  ) {
+    const limiter = (surface: AuthSurface) => new AuthFailureLimiter(surface, perMinute, counters(surface, perMinute));
+    this.partner = limiter('partner');
+    this.operator = limiter('operator');
+    this.dashboard = limiter('dashboard');
   }
 
   private get surfaces(): AuthFailureLimiter[] {

@@ -35,7 +35,7 @@ export interface AppContext {
   /** Who a key is, cached while change notifications are heard; a pass-through until started. */
   callers: CallerCache;
   idempotency: Idempotency;
-  /** Failed authentications per client address and surface, on this instance (docs/authentication.md). */
+  /** Failed authentications per client address and surface (docs/authentication.md). */
   lockouts: AuthLockouts;
   operator: OperatorService;
   /** The operator's look at live payouts, and their cancellation. */

@@ -19,6 +19,9 @@ export interface RedisStore {
   log: RedisLog;
 }
 
+const failuresInMemory = (surface: string, perMinute: number) =>
+  new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `auth-failures-${surface}` });
+
 /** One-second windows; a key whose rps changes starts on fresh counters (the prefix holds the rps). */
 const inMemory = (rps: number) => new RateLimiterMemory({ points: rps, duration: 1, keyPrefix: `rps${rps}` });
 
@@ -32,6 +35,12 @@ export class KeyRateLimiter {
 
   private constructor(
     private readonly make: (rps: number) => RateLimiterAbstract,
+    /**
+     * Counters of failed authentications (src/http/auth-failures.ts), per minute: in Redis beside the keys'
+     * when that is the store, so every instance shares a lockout and the operator's clear reaches them all;
+     * in memory otherwise (in PostgreSQL each failure would cost the write a lockout is there to spare).
+     */
+    readonly failureCounters: (surface: string, perMinute: number) => RateLimiterAbstract = failuresInMemory,
     /** Releases the store's connection; the limiter is not used afterwards. */
     readonly close: () => Promise<void> = async () => {},
   ) {}
@@ -55,6 +64,14 @@ export class KeyRateLimiter {
           duration: 1,
           keyPrefix: `connect:rl:${store.keyPrefix}rps${rps}`,
           insuranceLimiter: inMemory(rps),
+        }),
+      (surface, perMinute) =>
+        new RateLimiterRedis({
+          storeClient: client,
+          points: perMinute,
+          duration: 60,
+          keyPrefix: `connect:rl:${store.keyPrefix}auth-failures-${surface}`,
+          insuranceLimiter: failuresInMemory(surface, perMinute),
         }),
       async () => client.disconnect(),
     );

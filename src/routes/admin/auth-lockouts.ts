@@ -35,8 +35,8 @@ const present = (address: string, states: LockoutState[]): Static<typeof AuthLoc
 });
 
 const ON_THIS_INSTANCE =
-  'Counters live in the memory of each instance: this answers for the instance that serves the request (exact with one ' +
-  'instance; behind a load balancer, repeat until each instance has answered). See docs/authentication.md.';
+  'With the rate limits in Redis (CONNECT_RATE_LIMIT_STORE=redis) every instance shares these counters; otherwise they live ' +
+  'in the memory of each instance and this answers for the one that serves the request. See docs/authentication.md.';
 
 export function adminAuthLockoutRoutes(app: App, { lockouts }: AppContext): void {
   app.get(
