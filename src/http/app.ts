@@ -24,11 +24,11 @@ import { payoutRoutes } from '../routes/payouts.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
-import { webRoutes, type UnknownPage } from '../web/index.js';
+import { webRoutes } from '../web/index.js';
 import { adminAuthentication, partnerAuthentication } from './authenticate.js';
 import { answerWhileClosing } from './closing.js';
 import type { App, AppContext } from './context.js';
-import { BODY_LIMIT_BYTES, installErrorHandling } from './error-handler.js';
+import { BODY_LIMIT_BYTES, installErrorHandling, type UnknownPage } from './error-handler.js';
 import { docsPage } from './docs-page.js';
 import { installJsonBodyParser } from './json-body.js';
 import { adminOpenApi, partnerOpenApi } from './openapi.js';
@@ -162,7 +162,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
   });
 
   await app.register(async (web: App) => {
-    unknownPage = await webRoutes(web, ctx, options.adminToken, ctx.lockouts.dashboard);
+    unknownPage = await webRoutes(web, ctx, options.adminToken);
   });
 
   return app;

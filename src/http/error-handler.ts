@@ -1,4 +1,3 @@
-import type { UnknownPage } from '../web/index.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 import { TooManyFailures } from './auth-failures.js';
@@ -98,6 +97,9 @@ export function sendError(reply: FastifyReply, docsBaseUrl: string, error: Domai
 }
 
 /** Every failure, from any layer, leaves as the one error envelope. `sandboxPrefix` is where the sandbox helpers live. */
+/** The 404 page for an address no route serves, when it is under a page prefix; null elsewhere (the API's envelope). */
+export type UnknownPage = (request: FastifyRequest) => { headers: Record<string, string>; body: string } | null;
+
 /**
  * `pageFor` answers an unknown address under the pages' prefixes (/admin, /pay) with an HTML page for the
  * browser that asked; it is read at each request, as the pages register after this handler.
@@ -127,7 +129,7 @@ export function installErrorHandling(
       reply.header('allow', allowed.join(', '));
       return sendError(reply, docsBaseUrl, new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
     }
-    const page = pageFor()?.(request as Parameters<UnknownPage>[0]);
+    const page = pageFor()?.(request);
     if (page) return reply.code(404).headers(page.headers).send(page.body);
     const path = request.url.split('?')[0]!;
     return sendError(reply, docsBaseUrl, path.startsWith(sandboxPrefix) ? sandboxRouteNotFound(request) : routeNotFound(request));

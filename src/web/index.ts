@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import type { AuthFailureLimiter } from '../http/auth-failures.js';
+import type { UnknownPage } from '../http/error-handler.js';
 import type { App, AppContext } from '../http/context.js';
 import { DASHBOARD, pageNotFoundPage } from './admin/pages.js';
 import { dashboardRoutes } from './admin/routes.js';
@@ -14,16 +13,13 @@ import { pageHeaders, StaticAssets } from './static-assets.js';
  * The server-rendered pages: the hosted payment page and the operator dashboard, with their own scripts and
  * styles. Registered beside the APIs, outside both OpenAPI documents: they are pages, not API operations.
  */
-export async function webRoutes(app: App, ctx: AppContext, operatorToken: string, failures: AuthFailureLimiter): Promise<UnknownPage> {
+export async function webRoutes(app: App, ctx: AppContext, operatorToken: string): Promise<UnknownPage> {
   const assets = new StaticAssets();
   assets.register(app);
-  await app.register(async (dashboard: App) => dashboardRoutes(dashboard, ctx, new DashboardSessions(operatorToken), failures, assets));
+  await app.register(async (dashboard: App) => dashboardRoutes(dashboard, ctx, new DashboardSessions(operatorToken), ctx.lockouts.dashboard, assets));
   await app.register(async (pay: App) => payRoutes(pay, ctx, new PaymentPages(ctx.db, ctx.catalog, ctx.clock, ctx.simulator, ctx.prices, ctx.config.pricesMaxAgeSeconds), assets));
   return unknownPage(assets);
 }
-
-/** The 404 page for an address no route serves, when it is under a page prefix; null elsewhere (the API's envelope). */
-export type UnknownPage = (request: FastifyRequest<{ Querystring: { lang?: unknown } }>) => { headers: Record<string, string>; body: string } | null;
 
 function unknownPage(assets: StaticAssets): UnknownPage {
   const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
@@ -31,7 +27,7 @@ function unknownPage(assets: StaticAssets): UnknownPage {
     const path = request.url.split('?')[0]!;
     if (underPrefix(path, DASHBOARD)) return { headers: pageHeaders(), body: pageNotFoundPage(assets.url('admin.css')).value };
     if (!underPrefix(path, PAY_PREFIX)) return null;
-    const lang = chooseLanguage(request.query?.lang, request.headers['accept-language']);
+    const lang = chooseLanguage((request.query as { lang?: unknown } | undefined)?.lang, request.headers['accept-language']);
     return { headers: { ...pageHeaders(), 'content-language': lang, vary: 'accept-language' }, body: notFoundPage(lang, assets.url('pay.css')).value };
   };
 }
