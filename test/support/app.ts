@@ -1,4 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { vi } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createContext, type ContextOptions } from '../../src/context.js';
 import type { KeyMode } from '../../src/domain/api-keys.js';
@@ -91,6 +92,27 @@ export async function startTestApp(overrides: Partial<Config> = {}, existing?: T
       if (!existing) await testDb.close();
     },
   };
+}
+
+/**
+ * Runs `work` while `t`'s key cache holds back the credential notifications it hears, and handles them after.
+ * On PostgreSQL every test file shares the database's notification channel, so another file's new key makes
+ * this cache reload (a statement) at any moment; a test that counts statements counts inside this.
+ */
+export async function withCredentialNotificationsHeld<T>(t: TestApp, work: () => Promise<T>): Promise<T> {
+  // Private members: `heard` is where each notification arrives, `reloads` the reload under way.
+  const cache = t.ctx.callers as unknown as { heard(payload: string): Promise<void>; reloads: Promise<void> };
+  const held: string[] = [];
+  const heard = vi.spyOn(cache, 'heard').mockImplementation(async (payload) => {
+    held.push(payload);
+  });
+  try {
+    await cache.reloads;
+    return await work();
+  } finally {
+    heard.mockRestore();
+    for (const payload of held) void cache.heard(payload);
+  }
 }
 
 /**
