@@ -21,6 +21,7 @@ import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
 import type { PayoutBoundary } from './providers/custody/custody-provider.js';
 import { EvmPayouts } from './providers/custody/evm-payouts.js';
 import { liveEvmCustody } from './providers/custody/live-evm-custody.js';
+import { routedCustody } from './providers/custody/routed-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
@@ -93,8 +94,9 @@ export async function createContext(config: Config, database: Database, options:
         atBoundary: options.atPayoutBoundary,
       })
     : null;
-  const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts);
-  const custody = options.custodyFor ?? (liveEvmProvider ? (mode: KeyMode) => (mode === 'live' ? liveEvmProvider : custodyFor(mode)) : custodyFor);
+  const liveProviders = [liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts)].filter((p) => p !== null);
+  const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
+  const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
   const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banner } from '../src/banner.js';
 import { loadConfig } from '../src/config.js';
@@ -6,6 +5,7 @@ import { liveSummary, redactUrl } from '../src/live-summary.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
 import { errorOf } from './support/partner.js';
+import { EVM_DESTINATION, executePayout, quotePayout } from './support/payouts.js';
 
 // Port 9 (discard): nothing here calls the endpoint; what matters is that its credentials never show.
 const RPC_WITH_SECRETS = 'http://user:rpc-password@127.0.0.1:9/v2/rpc-path-key?apikey=rpc-query-key';
@@ -71,10 +71,16 @@ describe('live configuration, visible and never secret', () => {
 
   it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings, before anything is reserved', async () => {
     const tenant = await withoutSigner.tenant({ mode: 'live' });
-    const res = await withoutSigner.call(tenant.key, 'POST', '/payouts', { body: { quote_id: 'q_none' }, idempotencyKey: randomUUID() });
-    expect(res.statusCode).toBe(503);
-    expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
-    expect(errorOf(res).message).toMatch(/payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL/);
-    expect(errorOf(res).message).not.toContain('custody provider');
+    const quote = await quotePayout(withoutSigner, tenant.key, { asset: 'USDC', network_hint: 'ethereum', amount: '10', destination: EVM_DESTINATION });
+    for (const attempt of [1, 2]) {
+      const res = await executePayout(withoutSigner, tenant.key, quote.quote_id);
+      expect(res.statusCode, `attempt ${attempt}`).toBe(503);
+      expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
+      expect(errorOf(res).message).toMatch(/payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL.*Nothing was reserved or sent\./);
+      expect(errorOf(res).message).not.toContain('custody provider');
+    }
+    // The quote was not used up (a second execution is refused the same way, not as quote_already_used) and no payout exists.
+    const payouts = await withoutSigner.call(tenant.key, 'GET', '/payouts');
+    expect(payouts.json().data).toEqual([]);
   });
 });

@@ -36,7 +36,7 @@ const sent: string[] = [];
 let hangNextSend = false;
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
-  payoutsEnabled: true,
+  payoutRefusal: () => null,
   async advancePayout(request) {
     sent.push(request.payoutId);
     if (hangNextSend) {

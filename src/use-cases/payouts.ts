@@ -201,25 +201,17 @@ export class Payouts {
 
   // Execution ---------------------------------------------------------------------------------------------
 
-  /** Step one of execution, outside any transaction: refuses at once what cannot be sent at all. */
-  async prepareExecution(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
-    const tenant = tenantOf(caller);
-    const custody = this.custodyFor(tenant.mode);
-    if (tenant.mode === 'live' && !custody.payoutsEnabled) {
-      throw new DomainError(
-        'provider_unavailable',
-        // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
-        'Live payouts need a payout signer, and none is configured on this deployment: the operator sets ' +
-          'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS). ' +
-          'Nothing was reserved or sent.',
-      );
-    }
-    return (tx) => this.execute(tx, tenant, quoteId);
+  /** Execution, in the caller's transaction. */
+  executeQuote(caller: Caller, quoteId: string): (tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+    return (tx) => this.execute(tx, tenantOf(caller), quoteId);
   }
 
   private async execute(tx: Sql, tenant: Tenant, quoteId: string): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
     const quote = await store.lockQuote(tx, tenant, quoteId);
     if (!quote) throw new DomainError('quote_not_found', 'No payout quote with that id.', 'quote_id');
+    const refusal = tenant.mode === 'live' ? this.custodyFor('live').payoutRefusal(quote.network) : null;
+    // Thrown before anything is written, and a 503 is never stored as the idempotent answer: a retry tries again.
+    if (refusal) throw new DomainError('provider_unavailable', `${refusal} Nothing was reserved or sent.`);
     const sandbox = tenant.mode === 'test';
     // Sandbox does not consume quotes: executing one again answers the payout it already made.
     const id = sandbox ? sandboxPayoutId(tenant.organizationId, quote.id) : randomUUID();
