@@ -3,23 +3,18 @@ import { Decimal } from '../src/domain/money.js';
 import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { PayoutObject } from './support/evm/live-payouts.js';
+import { crashPoints, leaseLapses as lapse } from './support/crash-points.js';
 import { eventsInOrder } from './support/partner.js';
 import { HOT_WALLET, tronPayoutKit, useTronPayoutWorld, USDT } from './support/tron/live-payouts.js';
 
 /**
- * Crash points of a live Tron payout: its work stops dead at one step boundary, as a killed process stops (the
- * hook never returns), or fails there as a lost database connection does; a restart is another process taking the
- * payout over once the dead one's lease has lapsed. Whatever the point: at most one transfer on chain, completed
+ * Crash points of a live Tron payout (test/support/crash-points.ts): its work stops dead at one step boundary; a
+ * restart is another process taking the payout over once the dead one's lease has lapsed. Whatever the point: at most one transfer on chain, completed
  * if and only if it landed, and funds released only once nothing signed can land any more.
  */
-const stop: { boundary: PayoutBoundary | null; payoutId: string | null; mode: 'die' | 'throw'; hit: string[] } = { boundary: null, payoutId: null, mode: 'die', hit: [] };
-const world = useTronPayoutWorld(async (boundary, payoutId) => {
-  if (boundary !== stop.boundary || (stop.payoutId !== null && payoutId !== stop.payoutId)) return;
-  stop.boundary = null;
-  stop.hit.push(payoutId);
-  if (stop.mode === 'throw') throw new Error('the database connection was lost');
-  return new Promise(() => {});
-});
+const crash = crashPoints();
+const { stopAt, stoppedThere } = crash;
+const world = useTronPayoutWorld(crash.atBoundary);
 const { fundedTenant, pay, statusOf, sweep, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
 
 beforeAll(() => {
@@ -27,16 +22,10 @@ beforeAll(() => {
   world.node.setTrx(HOT_WALLET, 10n ** 15n);
 });
 afterEach(() => {
-  Object.assign(stop, { boundary: null, payoutId: null, mode: 'die' });
+  crash.reset();
   world.node.dropBroadcasts = false;
 });
-
-function stopAt(boundary: PayoutBoundary, options: { payoutId?: string; mode?: 'die' | 'throw' } = {}) {
-  Object.assign(stop, { boundary, payoutId: options.payoutId ?? null, mode: options.mode ?? 'die' });
-}
-const stoppedThere = (payoutId: string) => expect.poll(() => stop.hit.includes(payoutId), { timeout: 20_000 }).toBe(true);
-/** What a restarted process sees: the dead process's lease has lapsed (time passing, without the wait). */
-const leaseLapses = (payoutId: string) => world.t.db.query("UPDATE payouts SET next_attempt_at = now() - interval '1 hour' WHERE id = $1", [payoutId]);
+const leaseLapses = (payoutId: string) => lapse(world.t, payoutId);
 
 /** Blocks and sweeps until the payout is settled; its final state. */
 async function settled(key: string, payoutId: string): Promise<PayoutObject> {
