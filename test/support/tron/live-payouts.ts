@@ -27,6 +27,8 @@ export interface TronPayoutWorld {
   node: FakeTronNode;
   t: TestApp;
   payouts: ExpiringPayouts;
+  /** Another process on the same database and node, with its own engine; stopped with the world. */
+  process(): Promise<TestApp>;
 }
 
 /**
@@ -38,30 +40,45 @@ export function useTronPayoutWorld(
   options: Partial<TronPayoutOptions> = {},
 ): TronPayoutWorld {
   const world = {} as TronPayoutWorld;
-  const custody: CustodyProvider = {
-    networks: new Set(['tron']),
-    payoutRefusal: () => null,
-    createDepositAddress: () => Promise.reject(new Error('Tron deposits are not this world\'s')),
-    advancePayout: (request) => world.payouts.advance(request),
-  };
-  beforeAll(async () => {
-    world.node = await FakeTronNode.start();
-    world.node.mine(1);
-    world.t = await startTestApp(
+  const processes: TestApp[] = [];
+  /** An app whose live custody serves `tron` with its own engine over the world's node. */
+  async function start(existing?: TestApp['testDb']): Promise<{ t: TestApp; payouts: ExpiringPayouts }> {
+    // The engine needs the app's database, and the app its custody: the custody reaches the engine once made.
+    const engine: { payouts?: ExpiringPayouts } = {};
+    const custody: CustodyProvider = {
+      networks: new Set(['tron']),
+      payoutRefusal: () => null,
+      createDepositAddress: () => Promise.reject(new Error('Tron deposits are not this world\'s')),
+      advancePayout: (request) => engine.payouts!.advance(request),
+    };
+    const t = await startTestApp(
       // Every sweep looks at every open payout again: tests decide when blocks are produced.
       { livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 } },
-      undefined,
+      existing,
       { custodyFor: (mode) => (mode === 'live' ? custody : sandboxCustody), atPayoutBoundary: atBoundary },
     );
-    world.payouts = tronPayouts(world.t.db, world.t.ctx.catalog, new Map([['tron', world.node.url]]), localTronSigner(HOT_WALLET_KEY), {
+    const payouts = tronPayouts(t.db, t.ctx.catalog, new Map([['tron', world.node.url]]), localTronSigner(HOT_WALLET_KEY), {
       expirationSeconds: 60,
       timeoutMs: 2_000,
       maxSignings: 3,
       atBoundary,
       ...options,
     });
+    engine.payouts = payouts;
+    return { t, payouts };
+  }
+  world.process = async () => {
+    const { t } = await start(world.t.testDb);
+    processes.push(t);
+    return t;
+  };
+  beforeAll(async () => {
+    world.node = await FakeTronNode.start();
+    world.node.mine(1);
+    Object.assign(world, await start());
   });
   afterAll(async () => {
+    for (const t of processes) await t.close();
     await world.t?.close();
     await world.node?.close();
   });
