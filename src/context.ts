@@ -22,6 +22,9 @@ import type { PayoutBoundary } from './providers/custody/custody-provider.js';
 import { EvmPayouts } from './providers/custody/evm-payouts.js';
 import { liveEvmCustody } from './providers/custody/live-evm-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
+import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
+import { custodyByNetwork } from './providers/custody/by-network.js';
+import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -94,7 +97,10 @@ export async function createContext(config: Config, database: Database, options:
       })
     : null;
   const liveEvmProvider = liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts);
-  const custody = options.custodyFor ?? (liveEvmProvider ? (mode: KeyMode) => (mode === 'live' ? liveEvmProvider : custodyFor(mode)) : custodyFor);
+  const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
+  const liveProviders = [liveEvmProvider, liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()))].filter((p) => p !== null);
+  const liveProvider = liveProviders.length > 0 ? custodyByNetwork(liveProviders) : null;
+  const custody = options.custodyFor ?? (liveProvider ? (mode: KeyMode) => (mode === 'live' ? liveProvider : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
   const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);
@@ -133,5 +139,6 @@ export async function createContext(config: Config, database: Database, options:
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
+    liveSolana,
   };
 }

@@ -9,6 +9,7 @@ import { ledgerCommands } from './ledger.js';
 import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { payoutCommands } from './payouts.js';
+import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
 
@@ -80,6 +81,7 @@ export async function runCli(
   webhookCommands(program, run);
   depositCommands(program, run);
   payoutCommands(program, run);
+  solanaCommands(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
 

@@ -3,6 +3,7 @@ import type { KeyMode } from '../domain/api-keys.js';
 import { TRANSACTION_ATTEMPTS, type Database } from '../store/database.js';
 import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
+import { freeOwners } from '../store/solana-owners.js';
 
 const METRIC_PREFIX = 'connect_';
 
@@ -174,6 +175,17 @@ export class Metrics {
         const rows = await quarantinedCounts(db).catch(() => []);
         this.reset();
         for (const row of rows) this.set({ network: row.network }, row.count);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}solana_deposit_owners_free`,
+      help: 'Owner keys imported for Solana deposit addresses and not handed out yet, by network; at 0, new live Solana addresses are refused.',
+      labelNames: ['network'],
+      registers,
+      async collect() {
+        const free = await freeOwners(db).catch(() => new Map<string, number>());
+        this.reset();
+        for (const [network, count] of free) this.set({ network }, count);
       },
     });
     this.registry = Registry.merge([processMetrics(), own]);

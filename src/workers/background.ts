@@ -5,6 +5,7 @@ import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
 import { EvmWatcher } from './evm-watcher.js';
 import { runPeriodically } from './periodic.js';
+import { solanaWatchers } from './solana-watchers.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** One watcher per live EVM network (docs/live-evm.md). */
@@ -56,6 +57,7 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     // One sweep per network: an endpoint that is down delays only its own network's payouts.
     ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
+    ...solanaWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.solana.pollSeconds, () => watcher.tick(), log)),
   ];
   const stop = async () => {
     for (const stopSweep of stopSweeps) stopSweep();
