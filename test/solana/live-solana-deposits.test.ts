@@ -1,4 +1,4 @@
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { findAssociatedTokenPda, getTransferInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { address, generateKeyPairSigner, getAddressDecoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.js';
@@ -138,6 +138,18 @@ describe('the Solana watcher credits finalized transfers to our owners', () => {
     expect(rows[0]!.output_index).toBeGreaterThan(1);
   });
 
+  it('a plain Transfer (not TransferChecked) into the token account is credited too; two watchers ticking at once credit it once', async () => {
+    const { address: owner } = await createAddress(t, live.key, { asset: 'USDC', network: 'solana' });
+    await world.payToken(owner, USDC_MINT, 1_000_000n);
+    const { signature, failed } = await world.send([
+      getTransferInstruction({ source: await world.tokenAccountOf(world.payer.address, USDC_MINT), destination: await world.tokenAccountOf(address(owner), USDC_MINT), authority: world.payer, amount: 2_500_000n }),
+    ]);
+    expect(failed).toBe(false);
+    const credited = await Promise.all([watcher().tick(), watcher().tick()]);
+    expect(credited[0]! + credited[1]!).toBe(2);
+    expect(await transactionsOf(signature)).toMatchObject([{ status: 'confirmed', amount: '2.5' }]);
+  });
+
   it('a failed transaction credits nothing', async () => {
     const address = await createAddress(t, live.key, { asset: 'USDC', network: 'solana' });
     const { signature, failed } = await world.payToken(address.address, USDC_MINT, 10n ** 15n);
@@ -163,6 +175,15 @@ describe('the Solana watcher credits finalized transfers to our owners', () => {
     const { signature } = await world.paySol(address.address, 250_000_000n);
     expect(await watcher().tick()).toBe(1);
     expect(await transactionsOf(signature)).toMatchObject([{ status: 'confirmed', asset: 'SOL', amount: '0.25' }]);
+  });
+});
+
+describe('the JSON-RPC reader', () => {
+  it("a node's failure is reported without the endpoint's URL (it holds the provider's API key)", async () => {
+    const reader = rpcSolanaReader('http://user:rpc-password@127.0.0.1:9/rpc-path-key?api-key=rpc-query-key', 2_000);
+    const error = (await reader.signaturesSince(USDC_MINT, null).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^Solana getSignaturesForAddress: /);
+    for (const secret of ['rpc-password', 'rpc-path-key', 'rpc-query-key']) expect(error.message).not.toContain(secret);
   });
 });
 
