@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banner } from '../src/banner.js';
 import { loadConfig } from '../src/config.js';
@@ -69,14 +70,22 @@ describe('live configuration, visible and never secret', () => {
     }
   });
 
-  it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings, before anything is reserved', async () => {
+  it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings: at the quote, and at execution before anything is reserved', async () => {
     const tenant = await withoutSigner.tenant({ mode: 'live' });
-    const quote = await quotePayout(withoutSigner, tenant.key, { asset: 'USDC', network_hint: 'ethereum', amount: '10', destination: EVM_DESTINATION });
+    const body = { asset: 'USDC', network_hint: 'ethereum', amount: '10', destination: EVM_DESTINATION };
+    const signerSettings = /payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL/;
+    const quoted = await withoutSigner.call(tenant.key, 'POST', '/payouts/quote', { body, idempotencyKey: randomUUID() });
+    expect(quoted.statusCode).toBe(503);
+    expect(errorOf(quoted)).toMatchObject({ code: 'provider_unavailable', message: expect.stringMatching(signerSettings) });
+    expect(errorOf(quoted).message).toMatch(/No quote was made\.$/);
+
+    // Quoted by an instance that had the signer (same database), executed by one that has none.
+    const quote = await quotePayout(withSigner, tenant.key, body);
     for (const attempt of [1, 2]) {
       const res = await executePayout(withoutSigner, tenant.key, quote.quote_id);
       expect(res.statusCode, `attempt ${attempt}`).toBe(503);
-      expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
-      expect(errorOf(res).message).toMatch(/payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL.*Nothing was reserved or sent\./);
+      expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable', message: expect.stringMatching(signerSettings) });
+      expect(errorOf(res).message).toMatch(/Nothing was reserved or sent\.$/);
       expect(errorOf(res).message).not.toContain('custody provider');
     }
     // The quote was not used up (a second execution is refused the same way, not as quote_already_used) and no payout exists.
