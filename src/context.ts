@@ -98,6 +98,7 @@ export async function createContext(config: Config, database: Database, options:
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
+  if (served !== 'all') metrics.serveLive([...served].map((network) => ({ network, payouts: custody('live').payoutRefusal(network) === null })));
   const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);
   const prices = options.prices ?? priceSourceFor(config, clock, catalog);

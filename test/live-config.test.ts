@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config.js';
 import { liveSummary, redactUrl } from '../src/live-summary.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
+import { parseExposition, valueOf } from './support/metrics.js';
 import { errorOf } from './support/partner.js';
 import { EVM_DESTINATION, executePayout, quotePayout } from './support/payouts.js';
 
@@ -36,6 +37,13 @@ const bannerOf = (t: TestApp) =>
   });
 
 describe('live configuration, visible and never secret', () => {
+  it('the metrics show each live network served and whether its payouts can go out', async () => {
+    const served = async (t: TestApp) => valueOf(parseExposition(await t.ctx.metrics.scrape()), 'connect_live_network', { network: 'ethereum', payouts: 'yes' }) ?? 0;
+    const depositsOnly = async (t: TestApp) => valueOf(parseExposition(await t.ctx.metrics.scrape()), 'connect_live_network', { network: 'ethereum', payouts: 'no' }) ?? 0;
+    expect({ yes: await served(withSigner), no: await depositsOnly(withSigner) }).toEqual({ yes: 1, no: 0 });
+    expect({ yes: await served(withoutSigner), no: await depositsOnly(withoutSigner) }).toEqual({ yes: 0, no: 1 });
+  });
+
   it('a URL is shown as its origin only: user part, path and query may hold credentials', () => {
     expect(redactUrl(RPC_WITH_SECRETS)).toBe('http://127.0.0.1:9/…');
     expect(redactUrl('https://rpc.example.com')).toBe('https://rpc.example.com');
