@@ -18,7 +18,7 @@ import { createTenant, creditDirect, insertLiveAddress, json } from './support/p
 /** Live payouts go to a stand-in provider whose node never answers: they stay open, as a stuck one does. */
 const stuckCustody: CustodyProvider = {
   ...custodyFor('test'),
-  payoutsEnabled: true,
+  payoutRefusal: () => null,
   advancePayout: async () => ({ kind: 'unknown', reason: 'the node did not answer' }),
 };
 

@@ -21,7 +21,7 @@ const confirming = new Set<string>();
 const asked = new Map<string, number>();
 const custody: CustodyProvider = {
   ...sandboxCustody,
-  payoutsEnabled: true,
+  payoutRefusal: () => null,
   async advancePayout(request): Promise<PayoutOutcome> {
     asked.set(request.payoutId, (asked.get(request.payoutId) ?? 0) + 1);
     const txHash = `0x${request.payoutId.replaceAll('-', '')}`;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banner } from '../src/banner.js';
@@ -5,11 +6,10 @@ import { loadConfig } from '../src/config.js';
 import { Catalog } from '../src/domain/catalog.js';
 import { liveSummary, withOwnerPools } from '../src/live-summary.js';
 import { liveSolanaFrom } from '../src/providers/chains/solana/live-solana.js';
-import { custodyByNetwork } from '../src/providers/custody/by-network.js';
-import type { CustodyProvider, PayoutRequest } from '../src/providers/custody/index.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { parseExposition, valueOf } from './support/metrics.js';
 import { HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
-import { createIntent, createTenant } from './support/partner.js';
+import { createIntent, createTenant, errorOf } from './support/partner.js';
 
 // Port 9 (discard): nothing here calls the endpoints; what matters is that their credentials never show.
 const SOLANA_RPC = 'https://user:sol-password@127.0.0.1:9/sol-path-key?api-key=sol-query-key';
@@ -81,12 +81,15 @@ describe('EVM and Solana live side by side', () => {
     }
   });
 
-  it('a payout on a network whose provider sends none ends not sent, nothing signed, so its funds are released', async () => {
-    const sends: CustodyProvider = { networks: new Set(['ethereum']), payoutsEnabled: true, advancePayout: async () => ({ kind: 'sent', txHash: '0x1' }), createDepositAddress: async () => ({ address: 'x', memo: null, providerRef: null }) };
-    const sendsNone: CustodyProvider = { ...sends, networks: new Set(['solana']), payoutsEnabled: false, advancePayout: async () => ({ kind: 'unknown', reason: 'never asked' }) };
-    const routed = custodyByNetwork([sends, sendsNone]);
-    expect(routed.payoutsEnabled).toBe(true);
-    expect(await routed.advancePayout({ network: 'ethereum' } as PayoutRequest)).toEqual({ kind: 'sent', txHash: '0x1' });
-    expect(await routed.advancePayout({ network: 'solana' } as PayoutRequest)).toMatchObject({ kind: 'not_sent', proof: 'nothing_signed' });
+  it('live payouts on Solana are refused at the quote, naming why, while its deposits are served; the gauge says so', async () => {
+    const live = await createTenant(t, { mode: 'live' });
+    const destination = (await generateKeyPairSigner()).address;
+    const body = { asset: 'USDC', network_hint: 'solana', amount: '10', destination };
+    const quoted = await t.call(live.key, 'POST', '/payouts/quote', { body, idempotencyKey: randomUUID() });
+    expect(quoted.statusCode).toBe(503);
+    expect(errorOf(quoted)).toMatchObject({ code: 'provider_unavailable', message: expect.stringContaining('Live payouts on solana are not built yet') });
+    const samples = parseExposition(await t.ctx.metrics.scrape());
+    expect(valueOf(samples, 'connect_live_network', { network: 'solana', payouts: 'no' })).toBe(1);
+    expect(valueOf(samples, 'connect_live_network', { network: 'ethereum', payouts: 'yes' })).toBe(1);
   });
 });

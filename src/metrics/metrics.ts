@@ -45,6 +45,9 @@ export class Metrics {
   private readonly webhookDelivery: Histogram;
   private readonly depositsCredited: Counter<'mode'>;
   private readonly creditFailures: Counter<'network'>;
+  private readonly watcherPasses: Counter<'network' | 'outcome'>;
+  private readonly watcherLastSuccess: Gauge<'network'>;
+  private readonly liveNetwork: Gauge<'network' | 'payouts'>;
 
   constructor(db: Database) {
     const own = new Registry();
@@ -188,6 +191,24 @@ export class Metrics {
         for (const [network, count] of free) this.set({ network }, count);
       },
     });
+    this.watcherPasses = new Counter({
+      name: `${METRIC_PREFIX}chain_watcher_passes_total`,
+      help: "Passes of this process's chain watchers, by network and outcome: ok, or failed (a node that did not answer, another chain behind the URL; retried at the next poll).",
+      labelNames: ['network', 'outcome'],
+      registers,
+    });
+    this.watcherLastSuccess = new Gauge({
+      name: `${METRIC_PREFIX}chain_watcher_last_success_timestamp_seconds`,
+      help: "When a chain watcher of this process last finished a pass without error, by network (Unix time): a network falling behind shows here first.",
+      labelNames: ['network'],
+      registers,
+    });
+    this.liveNetwork = new Gauge({
+      name: `${METRIC_PREFIX}live_network`,
+      help: 'The live networks this deployment serves (1), by network and whether its payouts can go out (payouts: yes, no: deposits only).',
+      labelNames: ['network', 'payouts'],
+      registers,
+    });
     this.registry = Registry.merge([processMetrics(), own]);
   }
 
@@ -214,6 +235,18 @@ export class Metrics {
 
   creditFailed(network: string): void {
     this.creditFailures.inc({ network });
+  }
+
+  /** One pass of a chain watcher ended: `ok` when it threw nothing. */
+  watcherPassed(network: string, ok: boolean): void {
+    this.watcherPasses.inc({ network, outcome: ok ? 'ok' : 'failed' });
+    if (ok) this.watcherLastSuccess.set({ network }, Date.now() / 1000);
+  }
+
+  /** The live networks served, as configured at start: fixed for the life of the process. */
+  serveLive(networks: readonly { network: string; payouts: boolean }[]): void {
+    this.liveNetwork.reset();
+    for (const { network, payouts } of networks) this.liveNetwork.set({ network, payouts: payouts ? 'yes' : 'no' }, 1);
   }
 
   attempted(outcome: AttemptOutcome, eventCreatedAt: Date): void {

@@ -16,7 +16,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
   app.post(
     '/payouts/quote',
     {
-      config: { scope: 'payouts:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'price_unavailable'] },
+      config: { scope: 'payouts:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'price_unavailable', 'provider_unavailable'] },
       schema: {
         summary: 'Quote a payout',
         description:
@@ -50,7 +50,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
     },
     async (request, reply) =>
       idempotency.run(request, reply, async () => {
-        const write = await payouts.prepareExecution(request.caller!, request.body.quote_id);
+        const write = payouts.executeQuote(request.caller!, request.body.quote_id);
         return async (tx) => {
           const { payout, afterCommit } = await write(tx);
           return { status: 201, body: presentPayout(payout, trackingBase), afterCommit };

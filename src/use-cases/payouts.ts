@@ -108,17 +108,18 @@ export class Payouts {
    */
   async prepareQuote(caller: Caller, input: QuoteInput): Promise<(sql: Sql, answer: (view: QuoteView) => AnswerClaim) => Promise<boolean>> {
     const tenant = tenantOf(caller);
-    const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
-    if (networks.length === 0) {
+    const listed = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
+    if (listed.length === 0) {
       throw new DomainError('catalog_invalid', `${input.asset} is not an asset this organization can use; see GET /capabilities.`, 'asset');
     }
     const amount = parseAmount(input.amount, 'amount');
     const max = new Decimal(this.catalog.asset(input.asset)!.max_amount);
     if (amount.gt(max)) throw new DomainError('invalid_request', `amount is above ${max.toFixed()}, the most one ${input.asset} payout may send.`, 'amount');
     const externalRef = checkExternalRef(input.external_ref);
-    if (input.network_hint !== undefined && !networks.some((n) => n.network === input.network_hint)) {
+    if (input.network_hint !== undefined && !listed.some((n) => n.network === input.network_hint)) {
       throw new DomainError('catalog_invalid', `${input.asset} cannot be sent on ${input.network_hint} by this organization; see GET /capabilities.`, 'network_hint');
     }
+    const networks = this.sendable(tenant, listed, input.network_hint);
     const reachable = networks.filter((n) => isValidDestination(this.catalog.addressFormat(n.network), input.destination));
     if (reachable.length === 0) {
       throw new DomainError('invalid_request', `destination is not a valid address on any network ${input.asset} can be sent on.`, 'destination');
@@ -170,6 +171,21 @@ export class Payouts {
     };
   }
 
+  /**
+   * The networks a payout can go out on now: on a live network without a payout signer (deposits only) a quote is
+   * refused as its execution would be, naming what the operator must set; without a hint, such networks are left
+   * out of the route.
+   */
+  private sendable(tenant: Tenant, networks: AssetNetwork[], hint: string | undefined): AssetNetwork[] {
+    const custody = this.custodyFor(tenant.mode);
+    const refusalOf = (network: string) => custody.payoutRefusal(network);
+    const refusal = hint === undefined ? null : refusalOf(hint);
+    const sendable = networks.filter((n) => refusalOf(n.network) === null);
+    const reason = refusal ?? (sendable.length === 0 ? refusalOf(networks[0]!.network) : null);
+    if (reason !== null) throw new DomainError('provider_unavailable', `${reason} No quote was made.`);
+    return sendable;
+  }
+
   private async knownProfile(tenant: Tenant, externalRef: string): Promise<{ profileId: string } | null> {
     const profileId = await findProfileId(this.db, tenant.organizationId, tenant.mode, externalRef);
     return profileId === null ? null : { profileId };
@@ -201,25 +217,17 @@ export class Payouts {
 
   // Execution ---------------------------------------------------------------------------------------------
 
-  /** Step one of execution, outside any transaction: refuses at once what cannot be sent at all. */
-  async prepareExecution(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
-    const tenant = tenantOf(caller);
-    const custody = this.custodyFor(tenant.mode);
-    if (tenant.mode === 'live' && !custody.payoutsEnabled) {
-      throw new DomainError(
-        'provider_unavailable',
-        // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
-        'Live payouts need a payout signer, and none is configured on this deployment: the operator sets ' +
-          'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS). ' +
-          'Nothing was reserved or sent.',
-      );
-    }
-    return (tx) => this.execute(tx, tenant, quoteId);
+  /** Execution, in the caller's transaction. */
+  executeQuote(caller: Caller, quoteId: string): (tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+    return (tx) => this.execute(tx, tenantOf(caller), quoteId);
   }
 
   private async execute(tx: Sql, tenant: Tenant, quoteId: string): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
     const quote = await store.lockQuote(tx, tenant, quoteId);
     if (!quote) throw new DomainError('quote_not_found', 'No payout quote with that id.', 'quote_id');
+    const refusal = tenant.mode === 'live' ? this.custodyFor('live').payoutRefusal(quote.network) : null;
+    // Thrown before anything is written, and a 503 is never stored as the idempotent answer: a retry tries again.
+    if (refusal) throw new DomainError('provider_unavailable', `${refusal} Nothing was reserved or sent.`);
     const sandbox = tenant.mode === 'test';
     // Sandbox does not consume quotes: executing one again answers the payout it already made.
     const id = sandbox ? sandboxPayoutId(tenant.organizationId, quote.id) : randomUUID();

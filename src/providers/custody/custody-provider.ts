@@ -77,8 +77,11 @@ export interface CustodyProvider {
    */
   readonly networks: 'all' | ReadonlySet<string>;
   createDepositAddress(request: DepositAddressRequest): Promise<DepositAddress>;
-  /** False: payouts cannot be sent at all, and executing one is refused before anything is reserved. */
-  readonly payoutsEnabled: boolean;
+  /**
+   * Why payouts cannot go out on `network` (the sentence names what the operator must set), or null when they
+   * can: executing a payout it refuses reserves nothing.
+   */
+  payoutRefusal(network: string): string | null;
   /**
    * The next step of an open payout (send it, see how far it got, send it again, cancel it) and where it stands
    * after it. Idempotent on the payout id: called again, it never sends a second transfer. Never throws for

@@ -15,7 +15,14 @@ import { liveCustody } from './live-custody.js';
 export function liveEvmCustody(db: Database, xpub: EvmXpub, networks: ReadonlySet<string>, payouts: EvmPayouts | null): CustodyProvider {
   return {
     networks,
-    payoutsEnabled: payouts !== null,
+    payoutRefusal: (network) =>
+      !networks.has(network)
+        ? `Live payouts on ${network} are not configured on this deployment.`
+        : payouts
+          ? null
+          : // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
+            'Live payouts need a payout signer, and none is configured on this deployment: the operator sets ' +
+            'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS).',
     advancePayout: (request) => (payouts ? payouts.advance(request) : liveCustody.advancePayout(request)),
     maintain: payouts ? async (network) => void (await payouts.fillGaps(network)) : undefined,
     async createDepositAddress(request) {

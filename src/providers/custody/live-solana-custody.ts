@@ -13,7 +13,10 @@ import { liveCustody } from './live-custody.js';
 export function liveSolanaCustody(db: Database, networks: ReadonlySet<string>): CustodyProvider {
   return {
     networks,
-    payoutsEnabled: false,
+    payoutRefusal: (network) =>
+      networks.has(network)
+        ? `Live payouts on ${network} are not built yet: this deployment takes deposits there, and sends no payout.`
+        : `Live payouts on ${network} are not configured on this deployment.`,
     advancePayout: (request) => liveCustody.advancePayout(request),
     async createDepositAddress(request) {
       if (!networks.has(request.network)) {

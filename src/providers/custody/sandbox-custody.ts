@@ -15,7 +15,7 @@ const DERIVATION_TAG = 'connect-payments/sandbox-deposit-address/v1';
 export const sandboxCustody: CustodyProvider = {
   networks: 'all',
   // Sandbox payouts never leave the service: the sandbox's own progress (or the simulate helper) settles them.
-  payoutsEnabled: true,
+  payoutRefusal: () => null,
   async advancePayout() {
     throw new Error('sandbox payouts are settled by the sandbox progress sweep, never sent');
   },
