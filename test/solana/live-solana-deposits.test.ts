@@ -1,7 +1,9 @@
 import { findAssociatedTokenPda, getTransferInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { address, generateKeyPairSigner, getAddressDecoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/domain/clock.js';
+import { systemClock, type Clock } from '../../src/domain/clock.js';
+import type { Database } from '../../src/store/database.js';
+import { ManualClock } from '../support/clock.js';
 import { rpcSolanaReader } from '../../src/providers/chains/solana/solana-rpc.js';
 import { SolanaWatcher } from '../../src/workers/solana-watcher.js';
 import { ADMIN_TOKEN, startTestApp, type Tenant, type TestApp } from '../support/app.js';
@@ -18,12 +20,12 @@ let live: Tenant;
 const warnings: { fields: Record<string, unknown>; message: string }[] = [];
 
 /** A watcher as the worker builds one; a new one is what a restarted process runs. */
-const watcher = () =>
+const watcher = (options: { db?: Database; clock?: Clock } = {}) =>
   new SolanaWatcher(
-    t.db,
+    options.db ?? t.db,
     rpcSolanaReader(world.url, 5_000),
     t.ctx.catalog,
-    systemClock,
+    options.clock ?? systemClock,
     async () => ({ snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds }),
     { network: 'solana', watchHoursAfterExpiry: 72, poolLowThreshold: POOL_LOW },
     { warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }), error: () => {} } as never,
@@ -148,6 +150,27 @@ describe('the Solana watcher credits finalized transfers to our owners', () => {
     const credited = await Promise.all([watcher().tick(), watcher().tick()]);
     expect(credited[0]! + credited[1]!).toBe(2);
     expect(await transactionsOf(signature)).toMatchObject([{ status: 'confirmed', amount: '2.5' }]);
+  });
+
+  it('a watcher killed inside its recording transaction commits nothing; the next one reads the same signatures and credits once', async () => {
+    const { address: owner } = await createAddress(t, live.key, { asset: 'USDC', network: 'solana' });
+    const { signature } = await world.payToken(owner, USDC_MINT, 3_000_000n);
+    const killed: Database = { ...t.db, transaction: (work) => t.db.transaction(async (tx) => { await work(tx); throw new Error('killed mid-transaction'); }) };
+    await expect(watcher({ db: killed }).tick()).rejects.toThrow('killed mid-transaction');
+    expect(await transactionsOf(signature)).toEqual([]);
+    expect(await watcher().tick()).toBe(1);
+    expect(await watcher().tick()).toBe(0);
+    expect(await transactionsOf(signature)).toMatchObject([{ status: 'confirmed', amount: '3' }]);
+  });
+
+  it('an address whose intent expired more than CONNECT_SOLANA_WATCH_HOURS ago is no longer read', async () => {
+    const intent = await createIntent(t, live.key, { amount: '10', currencies: ['USDC'] });
+    const owner = intent.addresses.find((a) => a.network === 'solana')!.address;
+    const { signature } = await world.payToken(owner, USDC_MINT, 1_000_000n);
+    const later = new ManualClock(new Date(Date.parse(intent.expires_at) + 73 * 3_600_000));
+    expect(await watcher({ clock: later }).tick()).toBe(0);
+    expect(await transactionsOf(signature)).toEqual([]);
+    expect(await watcher().tick()).toBe(1);
   });
 
   it('a failed transaction credits nothing', async () => {
