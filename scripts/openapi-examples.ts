@@ -146,6 +146,16 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
 });
 await call('GET', `${A}/ledger/verification`);
 await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
+// Public keys only, of throwaway key pairs whose private halves were never kept.
+await call('POST', `${A}/solana/owner-keys`, {
+  body: {
+    network: 'solana',
+    keys: [
+      { owner: 'HeegQQyFH6ayTwVYgeUtzuqQyHvUNBwzQXjH3rN4yqSU', derivation_path: "m/44'/501'/0'/0'" },
+      { owner: 'GVxwy3LG6WMj9uCErkwqJLGC34x7gZs7MwJtPVZDWykS', derivation_path: "m/44'/501'/1'/0'" },
+    ],
+  },
+});
 // Live payouts need a chain: here there are none, and a sandbox payout is not one of them.
 await call('GET', `${A}/payouts`, { query: { status: 'pending,processing', network: 'ethereum', limit: '10' } });
 await call('GET', `${A}/payouts/{payout_id}`, { path: { payout_id: payout.id } });

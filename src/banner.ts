@@ -47,8 +47,8 @@ export function banner({ base, database, demo, token, metricsUrl, live }: Banner
   return `${lines.join('\n')}\n\n`;
 }
 
-/** The live path in two lines at most: an operator sees at once whether the settings meant for it were read. */
-function liveLines({ networks, watchers, payout_signer: signer }: LiveSummary): string[] {
+/** The live path in a few lines: an operator sees at once whether the settings meant for it were read. */
+function liveLines({ networks, watchers, payout_signer: signer, solana_owner_pools: pools }: LiveSummary): string[] {
   const served = Object.entries(networks);
   if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md sets them up)'];
   const watched = watchers.length ? `watched here: ${watchers.join(', ')}` : 'watched by worker processes';
@@ -57,5 +57,8 @@ function liveLines({ networks, watchers, payout_signer: signer }: LiveSummary): 
     signer
       ? `  Payout signer:   ${signer.address} (${signer.kind === 'remote' ? `remote, ${signer.url}` : signer.kind.replace('_', ' ')})`
       : '  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)',
+    ...(pools
+      ? [`  Solana owners:   ${Object.entries(pools).map(([network, pool]) => `${network} ${pool.free} free${pool.low ? ' (low: import more, docs/live-solana.md)' : ''}`).join(', ')}`]
+      : []),
   ];
 }

@@ -69,6 +69,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** The live path on EVM networks (docs/live-evm.md). */
   evm: EvmConfig;
+  /** The live path on Solana networks (docs/live-solana.md). */
+  solana: SolanaConfig;
   /** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
   livePayouts: { leaseSeconds: number; recheckSeconds: number; sweepLimit: number };
   /** Live payouts on Tron (docs/live-tron.md, "Payouts"). */
@@ -109,9 +111,23 @@ export interface EvmConfig {
   signer: EvmSignerConfig | null;
 }
 
+export interface SolanaConfig {
+  /** JSON-RPC endpoint per catalog network code; a network is live only with one. */
+  rpcUrls: Readonly<Record<string, string>>;
+  /** Seconds between chain watcher ticks (each reads every watched account: see docs/live-solana.md on cost). */
+  pollSeconds: number;
+  /** Below this many unallocated owner keys a network's pool is low: logged and shown. */
+  poolLowThreshold: number;
+  /** Hours after its intent expired that a deposit address is still watched (standalone addresses always are). */
+  watchHoursAfterExpiry: number;
+  /** The longest one JSON-RPC call of the watcher may take, in milliseconds. */
+  rpcTimeoutMs: number;
+}
+
 export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: string; address: string };
 
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
+const SOLANA_RPC_PREFIX = 'CONNECT_SOLANA_RPC_';
 
 export interface ListenAddress {
   host: string;
@@ -173,15 +189,15 @@ function listenAddress(name: string, raw: string | undefined): ListenAddress | u
   return { host: (match[1] ?? match[2])!, port };
 }
 
-/** `CONNECT_EVM_RPC_<NETWORK>` (the catalog code in capitals, `-` as `_`) → network code → URL. */
-function evmRpcUrls(env: NodeJS.ProcessEnv): Record<string, string> {
+/** `<prefix><NETWORK>` (the catalog code in capitals, `-` as `_`) → network code → URL. */
+function rpcUrls(env: NodeJS.ProcessEnv, prefix: string): Record<string, string> {
   const urls: Record<string, string> = {};
   for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(EVM_RPC_PREFIX) || !raw) continue;
+    if (!name.startsWith(prefix) || !raw) continue;
     const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
     // Not echoed: RPC URLs often carry an API key.
     if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) JSON-RPC URL`);
-    urls[name.slice(EVM_RPC_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
+    urls[name.slice(prefix.length).toLowerCase().replaceAll('_', '-')] = raw;
   }
   return urls;
 }
@@ -200,14 +216,14 @@ function evmSigner(env: NodeJS.ProcessEnv): EvmSignerConfig | null {
 }
 
 function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
-  const rpcUrls = evmRpcUrls(env);
+  const urls = rpcUrls(env, EVM_RPC_PREFIX);
   const xpub = env.CONNECT_EVM_XPUB || undefined;
-  if (Object.keys(rpcUrls).length > 0 && xpub === undefined) {
-    throw new Error(`${Object.keys(rpcUrls).map((n) => EVM_RPC_PREFIX + n.toUpperCase()).join(', ')} set without CONNECT_EVM_XPUB: live deposit addresses derive from it`);
+  if (Object.keys(urls).length > 0 && xpub === undefined) {
+    throw new Error(`${Object.keys(urls).map((n) => EVM_RPC_PREFIX + n.toUpperCase()).join(', ')} set without CONNECT_EVM_XPUB: live deposit addresses derive from it`);
   }
   return {
     xpub,
-    rpcUrls,
+    rpcUrls: urls,
     pollSeconds: positiveInteger('CONNECT_EVM_POLL_SECONDS', env.CONNECT_EVM_POLL_SECONDS, 5),
     batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
     reorgWindow: positiveInteger('CONNECT_EVM_REORG_WINDOW', env.CONNECT_EVM_REORG_WINDOW, 512),
@@ -218,19 +234,21 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
   };
 }
 
+function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
+  return {
+    rpcUrls: rpcUrls(env, SOLANA_RPC_PREFIX),
+    pollSeconds: positiveInteger('CONNECT_SOLANA_POLL_SECONDS', env.CONNECT_SOLANA_POLL_SECONDS, 15),
+    poolLowThreshold: integer('CONNECT_SOLANA_POOL_LOW', env.CONNECT_SOLANA_POOL_LOW, 100),
+    watchHoursAfterExpiry: integer('CONNECT_SOLANA_WATCH_HOURS', env.CONNECT_SOLANA_WATCH_HOURS, 72),
+    rpcTimeoutMs: positiveInteger('CONNECT_SOLANA_RPC_TIMEOUT_MS', env.CONNECT_SOLANA_RPC_TIMEOUT_MS, 10_000),
+  };
+}
+
 const TRON_HTTP_PREFIX = 'CONNECT_TRON_HTTP_';
 /** java-tron refuses a transaction expiring more than 24 hours after the head block. */
 const TRON_MAX_EXPIRATION_SECONDS = 24 * 60 * 60;
 
 function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
-  const httpUrls: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(TRON_HTTP_PREFIX) || !raw) continue;
-    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
-    // Not echoed: node URLs often carry an API key.
-    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) URL of a Tron node's HTTP API`);
-    httpUrls[name.slice(TRON_HTTP_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
-  }
   if (env.CONNECT_TRON_SIGNER_KEY && env.CONNECT_TRON_SIGNER_KEY_FILE) {
     throw new Error('Set one of CONNECT_TRON_SIGNER_KEY, CONNECT_TRON_SIGNER_KEY_FILE: they are alternative signers of live Tron payouts');
   }
@@ -242,7 +260,7 @@ function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
   const expirationSeconds = positiveInteger('CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS', env.CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS, 120);
   if (expirationSeconds > TRON_MAX_EXPIRATION_SECONDS) throw new Error(`CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS must be at most ${TRON_MAX_EXPIRATION_SECONDS}`);
   return {
-    httpUrls,
+    httpUrls: rpcUrls(env, TRON_HTTP_PREFIX),
     signer,
     timeoutMs: positiveInteger('CONNECT_TRON_PAYOUT_TIMEOUT_MS', env.CONNECT_TRON_PAYOUT_TIMEOUT_MS, 10_000),
     expirationSeconds,
@@ -315,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPollSeconds: positiveInteger('CONNECT_WEBHOOK_POLL_SECONDS', env.CONNECT_WEBHOOK_POLL_SECONDS, 5),
     requestTimeoutMs: positiveInteger('CONNECT_REQUEST_TIMEOUT_MS', env.CONNECT_REQUEST_TIMEOUT_MS, 10_000),
     evm: evmConfig(env),
+    solana: solanaConfig(env),
     livePayouts: {
       leaseSeconds: positiveInteger('CONNECT_PAYOUT_LEASE_SECONDS', env.CONNECT_PAYOUT_LEASE_SECONDS, 120),
       recheckSeconds: integer('CONNECT_PAYOUT_RECHECK_SECONDS', env.CONNECT_PAYOUT_RECHECK_SECONDS, 5),

@@ -23,6 +23,8 @@ import { EvmPayouts } from './providers/custody/evm-payouts.js';
 import { liveEvmCustody } from './providers/custody/live-evm-custody.js';
 import { routedCustody } from './providers/custody/routed-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
+import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
+import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -94,10 +96,15 @@ export async function createContext(config: Config, database: Database, options:
         atBoundary: options.atPayoutBoundary,
       })
     : null;
-  const liveProviders = [liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts)].filter((p) => p !== null);
+  const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
+  const liveProviders = [
+    liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
+    liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys())),
+  ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
+  if (served !== 'all') metrics.serveLive([...served].map((network) => ({ network, payouts: custody('live').payoutRefusal(network) === null })));
   const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);
   const prices = options.prices ?? priceSourceFor(config, clock, catalog);
@@ -135,5 +142,6 @@ export async function createContext(config: Config, database: Database, options:
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
+    liveSolana,
   };
 }

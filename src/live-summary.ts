@@ -1,5 +1,8 @@
 import type { Config } from './config.js';
 import type { LiveEvm } from './providers/chains/live-evm.js';
+import type { LiveSolana } from './providers/chains/solana/live-solana.js';
+import type { Sql } from './store/database.js';
+import { freeOwners } from './store/solana-owners.js';
 
 /**
  * What the live path of this process runs with, as the start-up banner and `GET /readyz` tell it. /readyz is
@@ -7,12 +10,14 @@ import type { LiveEvm } from './providers/chains/live-evm.js';
  * API keys in the user part, the path or the query.
  */
 export interface LiveSummary {
-  /** Live EVM networks: each one's JSON-RPC endpoint, redacted. */
+  /** Live networks (EVM, then Solana): each one's JSON-RPC endpoint, redacted. */
   networks: Record<string, string>;
   /** Networks whose chain watcher this process runs; none when worker processes run them (CONNECT_WORKERS=off). */
   watchers: string[];
   /** The hot wallet that signs live payouts; null: live payouts are refused. */
   payout_signer: { kind: 'key' | 'key_file' | 'remote'; address: string; url?: string } | null;
+  /** Per live Solana network, its owner keys not handed out yet (`low`: below CONNECT_SOLANA_POOL_LOW); absent without one. */
+  solana_owner_pools?: Record<string, { free: number; low: boolean }>;
 }
 
 /** `scheme://host[:port]`, and `/…` when the URL had more: what tells endpoints apart without their credentials. */
@@ -22,8 +27,8 @@ export function redactUrl(raw: string): string {
   return `${url.origin}${more ? '/…' : ''}`;
 }
 
-export function liveSummary(config: Config, liveEvm: LiveEvm | null): LiveSummary {
-  const networks = [...(liveEvm?.rpcUrls ?? [])];
+export function liveSummary(config: Config, liveEvm: LiveEvm | null, liveSolana: LiveSolana | null = null): LiveSummary {
+  const networks = [...(liveEvm?.rpcUrls ?? []), ...(liveSolana?.rpcUrls ?? [])];
   const signer = config.evm.signer;
   return {
     networks: Object.fromEntries(networks.map(([network, url]) => [network, redactUrl(url)])),
@@ -37,4 +42,15 @@ export function liveSummary(config: Config, liveEvm: LiveEvm | null): LiveSummar
           }
         : null,
   };
+}
+
+/** The summary with the Solana owner pools as they are now (they shrink with every live Solana address). */
+export async function withOwnerPools(summary: LiveSummary, db: Pick<Sql, 'query'>, liveSolana: LiveSolana | null): Promise<LiveSummary> {
+  if (!liveSolana) return summary;
+  const free = await freeOwners(db);
+  const pools = [...liveSolana.rpcUrls.keys()].map((network) => {
+    const count = free.get(network) ?? 0;
+    return [network, { free: count, low: count < liveSolana.poolLowThreshold }] as const;
+  });
+  return { ...summary, solana_owner_pools: Object.fromEntries(pools) };
 }

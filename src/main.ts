@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { banner } from './banner.js';
 import { loadConfig } from './config.js';
-import { liveSummary } from './live-summary.js';
+import { liveSummary, withOwnerPools } from './live-summary.js';
 import { createContext, openDatabase } from './context.js';
 import { buildApp } from './http/app.js';
 import { terminalLogging } from './logging.js';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   // Last: whoever reads it may signal at once, and the handlers above must be in place by then.
   process.stdout.write(
-    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null, live: liveSummary(config, ctx.liveEvm) }),
+    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null, live: await withOwnerPools(liveSummary(config, ctx.liveEvm, ctx.liveSolana), db, ctx.liveSolana) }),
   );
 }
 

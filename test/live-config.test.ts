@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banner } from '../src/banner.js';
 import { loadConfig } from '../src/config.js';
 import { liveSummary, redactUrl } from '../src/live-summary.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
+import { parseExposition, valueOf } from './support/metrics.js';
 import { errorOf } from './support/partner.js';
 import { EVM_DESTINATION, executePayout, quotePayout } from './support/payouts.js';
 
@@ -35,6 +37,13 @@ const bannerOf = (t: TestApp) =>
   });
 
 describe('live configuration, visible and never secret', () => {
+  it('the metrics show each live network served and whether its payouts can go out', async () => {
+    const served = async (t: TestApp) => valueOf(parseExposition(await t.ctx.metrics.scrape()), 'connect_live_network', { network: 'ethereum', payouts: 'yes' }) ?? 0;
+    const depositsOnly = async (t: TestApp) => valueOf(parseExposition(await t.ctx.metrics.scrape()), 'connect_live_network', { network: 'ethereum', payouts: 'no' }) ?? 0;
+    expect({ yes: await served(withSigner), no: await depositsOnly(withSigner) }).toEqual({ yes: 1, no: 0 });
+    expect({ yes: await served(withoutSigner), no: await depositsOnly(withoutSigner) }).toEqual({ yes: 0, no: 1 });
+  });
+
   it('a URL is shown as its origin only: user part, path and query may hold credentials', () => {
     expect(redactUrl(RPC_WITH_SECRETS)).toBe('http://127.0.0.1:9/…');
     expect(redactUrl('https://rpc.example.com')).toBe('https://rpc.example.com');
@@ -69,14 +78,22 @@ describe('live configuration, visible and never secret', () => {
     }
   });
 
-  it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings, before anything is reserved', async () => {
+  it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings: at the quote, and at execution before anything is reserved', async () => {
     const tenant = await withoutSigner.tenant({ mode: 'live' });
-    const quote = await quotePayout(withoutSigner, tenant.key, { asset: 'USDC', network_hint: 'ethereum', amount: '10', destination: EVM_DESTINATION });
+    const body = { asset: 'USDC', network_hint: 'ethereum', amount: '10', destination: EVM_DESTINATION };
+    const signerSettings = /payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL/;
+    const quoted = await withoutSigner.call(tenant.key, 'POST', '/payouts/quote', { body, idempotencyKey: randomUUID() });
+    expect(quoted.statusCode).toBe(503);
+    expect(errorOf(quoted)).toMatchObject({ code: 'provider_unavailable', message: expect.stringMatching(signerSettings) });
+    expect(errorOf(quoted).message).toMatch(/No quote was made\.$/);
+
+    // Quoted by an instance that had the signer (same database), executed by one that has none.
+    const quote = await quotePayout(withSigner, tenant.key, body);
     for (const attempt of [1, 2]) {
       const res = await executePayout(withoutSigner, tenant.key, quote.quote_id);
       expect(res.statusCode, `attempt ${attempt}`).toBe(503);
-      expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
-      expect(errorOf(res).message).toMatch(/payout signer.*CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL.*Nothing was reserved or sent\./);
+      expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable', message: expect.stringMatching(signerSettings) });
+      expect(errorOf(res).message).toMatch(/Nothing was reserved or sent\.$/);
       expect(errorOf(res).message).not.toContain('custody provider');
     }
     // The quote was not used up (a second execution is refused the same way, not as quote_already_used) and no payout exists.

@@ -12,7 +12,7 @@ import { serveMetrics } from '../src/metrics/listener.js';
 import { Metrics } from '../src/metrics/metrics.js';
 import { simulatedTxHash } from '../src/providers/chains/sandbox-chain.js';
 import type { Database } from '../src/store/database.js';
-import { startBackgroundWork } from '../src/workers/background.js';
+import { counted, startBackgroundWork } from '../src/workers/background.js';
 import { ADMIN_TOKEN, withCredentialNotificationsHeld, startTestApp, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import { parseExposition, valueOf, type Sample } from './support/metrics.js';
@@ -284,6 +284,28 @@ describe('deposits credited', () => {
     } finally {
       await failing.close();
     }
+  });
+});
+
+describe('chain watchers', () => {
+  it("a watcher's passes are counted by network and outcome; its last success time moves only on a pass that ends well", async () => {
+    let fail = false;
+    const watcher = {
+      network: 'tron',
+      tick: async () => {
+        if (fail) throw new Error('no answer');
+        return 2;
+      },
+    };
+    const ok = { network: 'tron', outcome: 'ok' };
+    const failed = { network: 'tron', outcome: 'failed' };
+    const lastSuccess = async () => valueOf(await scrape(), 'connect_chain_watcher_last_success_timestamp_seconds', { network: 'tron' });
+    expect(await growth('connect_chain_watcher_passes_total', ok, async () => expect(await counted(watcher, t.ctx.metrics)).toBe(2))).toBe(1);
+    const after = await lastSuccess();
+    expect(after).toBeGreaterThan(Date.now() / 1000 - 60);
+    fail = true;
+    expect(await growth('connect_chain_watcher_passes_total', failed, () => expect(counted(watcher, t.ctx.metrics)).rejects.toThrow('no answer'))).toBe(1);
+    expect(await lastSuccess()).toBe(after);
   });
 });
 

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { parseURL, type TransferRequestURL } from '@solana/pay';
 import type { BrowserContext, Page } from 'playwright-core';
+import { TronWeb } from 'tronweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from './support/app.js';
 import { artifactPath, decodeQr, DESKTOP, NO_BROWSER_REASON, PHONE, startBrowserRig, type BrowserRig } from './support/browser.js';
@@ -78,6 +80,27 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
       }
     }
     expect(seen).toEqual(intent.addresses.map((a) => a.address));
+  });
+
+  it("Solana Pay and Tron QR codes decode, by each chain's own libraries, to the payment: recipient, amount still to pay, token", async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '12.345678', currencies: ['USDC', 'USDT'] });
+    for (const asset of ['USDC', 'USDT']) {
+      const solana = intent.addresses.find((a) => a.asset === asset && a.network === 'solana')!;
+      const page = await visit(desktop, `/pay/i/${intent.id}?asset=${asset}&network=solana`);
+      // @solana/pay's parser (solana-foundation/pay): the reading of a Solana Pay wallet.
+      const transfer = parseURL(await expectReadableQr(page)) as TransferRequestURL;
+      expect({ recipient: transfer.recipient, amount: String(transfer.amount), splToken: transfer.splToken }).toEqual({
+        recipient: solana.address,
+        amount: '12.345678',
+        splToken: t.ctx.catalog.pair(asset, 'solana')!.token_contract,
+      });
+    }
+    // Tron has no payment URI scheme its wallets share: the QR code is the bare address, valid to TronWeb.
+    const tron = intent.addresses.find((a) => a.asset === 'USDT' && a.network === 'tron')!;
+    const page = await visit(desktop, `/pay/i/${intent.id}?asset=USDT&network=tron`);
+    const decoded = await expectReadableQr(page);
+    expect(decoded).toBe(tron.address);
+    expect(TronWeb.isAddress(decoded)).toBe(true);
   });
 
   it('pending: picking works without JavaScript (plain links)', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
 import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
@@ -7,6 +7,7 @@ import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { Decimal } from '../src/domain/money.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { SweepLog } from '../src/use-cases/payouts.js';
+import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { onPostgres } from './support/database.js';
@@ -34,9 +35,11 @@ const TRON_DESTINATION = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 /** Live payouts go to this stand-in provider, which records what it was asked to send; it can be made to hang. */
 const sent: string[] = [];
 let hangNextSend = false;
+/** Live networks that take deposits but have no payout signer, as the provider reports them. */
+const depositsOnly = new Set<string>();
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
-  payoutRefusal: () => null,
+  payoutRefusal: (network) => (depositsOnly.has(network) ? `No payout signer for ${network} (test).` : null),
   async advancePayout(request) {
     sent.push(request.payoutId);
     if (hangNextSend) {
@@ -375,6 +378,39 @@ describe('live payouts', () => {
     await t.ctx.payouts.sweepLive(quiet, ['solana']);
     expect(sent.filter((id) => id === p.id)).toHaveLength(2);
     expect(json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`))).toMatchObject({ status: 'processing', tx_hash: `0xlive${p.id.replaceAll('-', '')}` });
+  });
+
+  describe('on a network that takes deposits but has no payout signer', () => {
+    afterEach(() => depositsOnly.clear());
+
+    it('the route leaves it out; hinted, the quote is refused 503 with the reason, and nothing is stored', async () => {
+      const { key } = await liveFunded('100');
+      depositsOnly.add('solana');
+      const routed = await quote(key, { amount: '10', destination: EVM_DESTINATION });
+      expect(routed.route.from_network).not.toBe('solana');
+      const hinted = await postQuote(key, { asset: 'USDC', amount: '10', destination: SOLANA_DESTINATION, network_hint: 'solana' });
+      expect(hinted.statusCode).toBe(503);
+      expect(errorOf(hinted)).toMatchObject({ code: 'provider_unavailable', message: 'No payout signer for solana (test). No quote was made.' });
+    });
+
+    it('an asset with no network that can pay out is refused 503 with the reason', async () => {
+      const { key } = await liveFunded('100');
+      for (const network of t.ctx.catalog.activeNetworks(DEFAULT_SETTINGS, 'live', 'USDC')) depositsOnly.add(network.network);
+      const res = await postQuote(key, { asset: 'USDC', amount: '10', destination: SOLANA_DESTINATION });
+      expect(res.statusCode).toBe(503);
+      expect(errorOf(res).message).toMatch(/^No payout signer for \w+ \(test\)\. No quote was made\.$/);
+    });
+
+    it('a quote made before the signer went away is refused at execution, and stays usable', async () => {
+      const { key } = await liveFunded('100');
+      const q = await quote(key, { amount: '10' });
+      depositsOnly.add(q.route.from_network);
+      const refused = await execute(key, q.quote_id);
+      expect(refused.statusCode).toBe(503);
+      expect(errorOf(refused).message).toBe(`No payout signer for ${q.route.from_network} (test). Nothing was reserved or sent.`);
+      depositsOnly.clear();
+      expect((await execute(key, q.quote_id)).statusCode).toBe(201);
+    });
   });
 
   it('the sandbox simulator is not there for live keys', async () => {

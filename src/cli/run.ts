@@ -9,6 +9,7 @@ import { ledgerCommands } from './ledger.js';
 import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { payoutCommands } from './payouts.js';
+import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
 
@@ -43,7 +44,7 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, live payouts and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, Solana owner keys, live payouts and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -80,6 +81,7 @@ export async function runCli(
   webhookCommands(program, run);
   depositCommands(program, run);
   payoutCommands(program, run);
+  solanaCommands(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
 

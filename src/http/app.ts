@@ -9,6 +9,7 @@ import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
 import { adminAuthLockoutRoutes } from '../routes/admin/auth-lockouts.js';
 import { adminDepositRoutes } from '../routes/admin/deposits.js';
+import { adminSolanaRoutes } from '../routes/admin/solana.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
@@ -129,6 +130,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminMetricsRoutes(admin, ctx);
         adminLedgerRoutes(admin, ctx);
         adminDepositRoutes(admin, ctx);
+        adminSolanaRoutes(admin, ctx);
         adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
         adminAuthLockoutRoutes(admin, ctx);
       },

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import type { LiveEvm } from '../providers/chains/live-evm.js';
+import type { LiveSolana } from '../providers/chains/solana/live-solana.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { WebhookTransport } from '../providers/webhooks/transport.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -56,6 +57,8 @@ export interface AppContext {
   webhookTransport: WebhookTransport;
   /** The live EVM setup (xpub, RPC endpoints), null when live EVM is not configured (docs/live-evm.md). */
   liveEvm: LiveEvm | null;
+  /** Live Solana networks and their endpoints; null: live keys are offered no Solana network. */
+  liveSolana: LiveSolana | null;
 }
 
 export type App = FastifyInstance<

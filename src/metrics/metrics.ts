@@ -3,6 +3,7 @@ import type { KeyMode } from '../domain/api-keys.js';
 import { TRANSACTION_ATTEMPTS, type Database } from '../store/database.js';
 import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
+import { freeOwners } from '../store/solana-owners.js';
 
 const METRIC_PREFIX = 'connect_';
 
@@ -44,6 +45,9 @@ export class Metrics {
   private readonly webhookDelivery: Histogram;
   private readonly depositsCredited: Counter<'mode'>;
   private readonly creditFailures: Counter<'network'>;
+  private readonly watcherPasses: Counter<'network' | 'outcome'>;
+  private readonly watcherLastSuccess: Gauge<'network'>;
+  private readonly liveNetwork: Gauge<'network' | 'payouts'>;
 
   constructor(db: Database) {
     const own = new Registry();
@@ -176,6 +180,35 @@ export class Metrics {
         for (const row of rows) this.set({ network: row.network }, row.count);
       },
     });
+    new Gauge({
+      name: `${METRIC_PREFIX}solana_deposit_owners_free`,
+      help: 'Owner keys imported for Solana deposit addresses and not handed out yet, by network; at 0, new live Solana addresses are refused.',
+      labelNames: ['network'],
+      registers,
+      async collect() {
+        const free = await freeOwners(db).catch(() => new Map<string, number>());
+        this.reset();
+        for (const [network, count] of free) this.set({ network }, count);
+      },
+    });
+    this.watcherPasses = new Counter({
+      name: `${METRIC_PREFIX}chain_watcher_passes_total`,
+      help: "Passes of this process's chain watchers, by network and outcome: ok, or failed (a node that did not answer, another chain behind the URL; retried at the next poll).",
+      labelNames: ['network', 'outcome'],
+      registers,
+    });
+    this.watcherLastSuccess = new Gauge({
+      name: `${METRIC_PREFIX}chain_watcher_last_success_timestamp_seconds`,
+      help: "When a chain watcher of this process last finished a pass without error, by network (Unix time): a network falling behind shows here first.",
+      labelNames: ['network'],
+      registers,
+    });
+    this.liveNetwork = new Gauge({
+      name: `${METRIC_PREFIX}live_network`,
+      help: 'The live networks this deployment serves (1), by network and whether its payouts can go out (payouts: yes, no: deposits only).',
+      labelNames: ['network', 'payouts'],
+      registers,
+    });
     this.registry = Registry.merge([processMetrics(), own]);
   }
 
@@ -202,6 +235,18 @@ export class Metrics {
 
   creditFailed(network: string): void {
     this.creditFailures.inc({ network });
+  }
+
+  /** One pass of a chain watcher ended: `ok` when it threw nothing. */
+  watcherPassed(network: string, ok: boolean): void {
+    this.watcherPasses.inc({ network, outcome: ok ? 'ok' : 'failed' });
+    if (ok) this.watcherLastSuccess.set({ network }, Date.now() / 1000);
+  }
+
+  /** The live networks served, as configured at start: fixed for the life of the process. */
+  serveLive(networks: readonly { network: string; payouts: boolean }[]): void {
+    this.liveNetwork.reset();
+    for (const { network, payouts } of networks) this.liveNetwork.set({ network, payouts: payouts ? 'yes' : 'no' }, 1);
   }
 
   attempted(outcome: AttemptOutcome, eventCreatedAt: Date): void {

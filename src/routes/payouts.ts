@@ -16,7 +16,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
   app.post(
     '/payouts/quote',
     {
-      config: { scope: 'payouts:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'price_unavailable'] },
+      config: { scope: 'payouts:write', fundMoving: true, idempotent: true, errors: ['catalog_invalid', 'price_unavailable', 'provider_unavailable'] },
       schema: {
         summary: 'Quote a payout',
         description:

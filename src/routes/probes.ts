@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { App, AppContext } from '../http/context.js';
-import { liveSummary } from '../live-summary.js';
+import { liveSummary, withOwnerPools } from '../live-summary.js';
 import { pendingMigrations } from '../store/migrate.js';
 
 /** Whether this process's background work runs: `off` when CONNECT_WORKERS=off leaves it to worker processes. */
@@ -13,15 +13,17 @@ type Check = { name: 'database' | 'migrations' | 'workers'; ok: boolean; detail:
  * tenant. /livez: the process answers. /readyz: it can serve (database, schema, background work), 503 naming
  * the failing part otherwise, and what the live path runs with (whether an instance got the settings meant for it).
  */
-export function probeRoutes(app: App, { db, config, liveEvm }: AppContext, workers: WorkerStatus): void {
-  const live = liveSummary(config, liveEvm);
+export function probeRoutes(app: App, { db, config, liveEvm, liveSolana }: AppContext, workers: WorkerStatus): void {
+  const live = liveSummary(config, liveEvm, liveSolana);
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply: FastifyReply) => {
     const checks: Check[] = [];
     let pending: string[] | null = null;
+    let summary = live;
     try {
       pending = await pendingMigrations(db);
+      summary = await withOwnerPools(live, db, liveSolana);
       checks.push({ name: 'database', ok: true, detail: 'reachable' });
     } catch (err) {
       // The answer is public: the cause (addresses, user names) goes to the log only.
@@ -35,6 +37,6 @@ export function probeRoutes(app: App, { db, config, liveEvm }: AppContext, worke
     checks.push({ name: 'workers', ok: worker !== 'stopped', detail: worker });
     const failing = checks.filter((check) => !check.ok).map((check) => check.name);
     reply.code(failing.length ? 503 : 200);
-    return { status: failing.length ? 'unavailable' : 'ready', failing, checks: Object.fromEntries(checks.map((c) => [c.name, c.detail])), live };
+    return { status: failing.length ? 'unavailable' : 'ready', failing, checks: Object.fromEntries(checks.map((c) => [c.name, c.detail])), live: summary };
   });
 }

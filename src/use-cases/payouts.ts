@@ -108,17 +108,18 @@ export class Payouts {
    */
   async prepareQuote(caller: Caller, input: QuoteInput): Promise<(sql: Sql, answer: (view: QuoteView) => AnswerClaim) => Promise<boolean>> {
     const tenant = tenantOf(caller);
-    const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
-    if (networks.length === 0) {
+    const listed = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
+    if (listed.length === 0) {
       throw new DomainError('catalog_invalid', `${input.asset} is not an asset this organization can use; see GET /capabilities.`, 'asset');
     }
     const amount = parseAmount(input.amount, 'amount');
     const max = new Decimal(this.catalog.asset(input.asset)!.max_amount);
     if (amount.gt(max)) throw new DomainError('invalid_request', `amount is above ${max.toFixed()}, the most one ${input.asset} payout may send.`, 'amount');
     const externalRef = checkExternalRef(input.external_ref);
-    if (input.network_hint !== undefined && !networks.some((n) => n.network === input.network_hint)) {
+    if (input.network_hint !== undefined && !listed.some((n) => n.network === input.network_hint)) {
       throw new DomainError('catalog_invalid', `${input.asset} cannot be sent on ${input.network_hint} by this organization; see GET /capabilities.`, 'network_hint');
     }
+    const networks = this.sendable(tenant, listed, input.network_hint);
     const reachable = networks.filter((n) => isValidDestination(this.catalog.addressFormat(n.network), input.destination));
     if (reachable.length === 0) {
       throw new DomainError('invalid_request', `destination is not a valid address on any network ${input.asset} can be sent on.`, 'destination');
@@ -168,6 +169,21 @@ export class Payouts {
       };
       return store.insertQuote(sql, quote, answer(view));
     };
+  }
+
+  /**
+   * The networks a payout can go out on now: on a live network without a payout signer (deposits only) a quote is
+   * refused as its execution would be, naming what the operator must set; without a hint, such networks are left
+   * out of the route.
+   */
+  private sendable(tenant: Tenant, networks: AssetNetwork[], hint: string | undefined): AssetNetwork[] {
+    const custody = this.custodyFor(tenant.mode);
+    const refusalOf = (network: string) => custody.payoutRefusal(network);
+    const refusal = hint === undefined ? null : refusalOf(hint);
+    const sendable = networks.filter((n) => refusalOf(n.network) === null);
+    const reason = refusal ?? (sendable.length === 0 ? refusalOf(networks[0]!.network) : null);
+    if (reason !== null) throw new DomainError('provider_unavailable', `${reason} No quote was made.`);
+    return sendable;
   }
 
   private async knownProfile(tenant: Tenant, externalRef: string): Promise<{ profileId: string } | null> {

@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
 import { EvmWatcher } from './evm-watcher.js';
 import { runPeriodically } from './periodic.js';
+import { solanaWatchers } from './solana-watchers.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** One watcher per live EVM network (docs/live-evm.md). */
@@ -23,6 +25,18 @@ export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatch
         ctx.metrics,
       ),
   );
+}
+
+/** A watcher's pass, counted in the metrics by its outcome (docs/metrics.md). */
+export async function counted(watcher: { network: string; tick(): Promise<number> }, metrics: Pick<Metrics, 'watcherPassed'>): Promise<number> {
+  try {
+    const credited = await watcher.tick();
+    metrics.watcherPassed(watcher.network, true);
+    return credited;
+  } catch (error) {
+    metrics.watcherPassed(watcher.network, false);
+    throw error;
+  }
 }
 
 /** Stops the background work (resolving once webhook attempts in flight are done); `alive` is for readiness. */
@@ -55,7 +69,8 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(log), log),
     // One sweep per network: an endpoint that is down delays only its own network's payouts.
     ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
-    ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => watcher.tick(), log)),
+    ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => counted(watcher, ctx.metrics), log)),
+    ...solanaWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.solana.pollSeconds, () => counted(watcher, ctx.metrics), log)),
   ];
   const stop = async () => {
     for (const stopSweep of stopSweeps) stopSweep();

@@ -5,13 +5,11 @@ import type { Clock } from '../domain/clock.js';
 import { Decimal } from '../domain/money.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { EvmChainReader, EvmTransfer } from '../providers/chains/evm-rpc.js';
-import { findAddress } from '../store/addresses.js';
 import * as watch from '../store/chain-watch.js';
-import type { Database, Sql } from '../store/database.js';
-import type { Tenant } from '../store/tenancy.js';
-import { insertPendingDeposit, failDeposit } from '../store/transactions.js';
-import { quarantineDeposit } from '../use-cases/deposit-quarantine.js';
-import { creditDeposit, reverseDeposit, type CreditPrices } from '../use-cases/deposits.js';
+import type { Database } from '../store/database.js';
+import { failDeposit } from '../store/transactions.js';
+import { reverseDeposit, type CreditPrices } from '../use-cases/deposits.js';
+import { ChainCredits, recordChainDeposits, tenantOfRow, type SeenChainDeposit } from './chain-deposits.js';
 
 export interface EvmWatcherOptions {
   network: string;
@@ -22,20 +20,6 @@ export interface EvmWatcherOptions {
   /** Where a network's first tick starts; the chain's head when unset. */
   startBlock?: bigint;
 }
-
-/** A transfer to one of our live addresses, in the asset that address was minted for. */
-interface SeenDeposit {
-  transfer: EvmTransfer;
-  addressId: string;
-  tenant: Tenant;
-  asset: string;
-  amount: Decimal;
-}
-
-const tenantOfRow = (row: { organization_id: string; mode: Tenant['mode'] }): Tenant => ({ organizationId: row.organization_id, mode: row.mode });
-
-/** What a credit transaction found: the cursor moved means another watcher's view of the chain is newer than this tick's. */
-type CreditOutcome = 'credited' | 'already done' | 'cursor moved';
 
 /**
  * Follows one EVM network for deposits to live addresses. Each tick: the head; a reorganization check (the
@@ -50,17 +34,20 @@ type CreditOutcome = 'credited' | 'already done' | 'cursor moved';
 export class EvmWatcher {
   /** The endpoint was found to serve the catalog's chain; asked again until it does. */
   private chainChecked = false;
+  private readonly credits: ChainCredits;
 
   constructor(
     private readonly db: Database,
     private readonly chain: EvmChainReader,
     private readonly catalog: Catalog,
     private readonly clock: Clock,
-    private readonly creditPrices: () => Promise<CreditPrices>,
+    creditPrices: () => Promise<CreditPrices>,
     private readonly options: EvmWatcherOptions,
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
-    private readonly metrics: Pick<Metrics, 'credited' | 'creditFailed'>,
-  ) {}
+    metrics: Pick<Metrics, 'credited' | 'creditFailed'>,
+  ) {
+    this.credits = new ChainCredits(db, clock, creditPrices, log, metrics);
+  }
 
   get network(): string {
     return this.options.network;
@@ -86,7 +73,7 @@ export class EvmWatcher {
     const recorded = await this.db.transaction(async (tx) => {
       if (!(await watch.claimCursor(tx, network, cursor))) return false;
       await watch.recordBlocks(tx, network, read.blocks, last - BigInt(this.options.reorgWindow));
-      await this.recordSeen(tx, read.deposits);
+      await recordChainDeposits(tx, this.clock, network, read.deposits);
       await watch.moveCursor(tx, network, last + 1n);
       return true;
     });
@@ -159,7 +146,7 @@ export class EvmWatcher {
   }
 
   /** The blocks `from`..`to` and our deposits in them; null when they do not form one chain from `parent`. */
-  private async read(from: bigint, to: bigint, parent: string | undefined): Promise<{ blocks: { number: bigint; hash: string }[]; deposits: SeenDeposit[] } | null> {
+  private async read(from: bigint, to: bigint, parent: string | undefined): Promise<{ blocks: { number: bigint; hash: string }[]; deposits: SeenChainDeposit[] } | null> {
     const numbers = Array.from({ length: Number(to - from) + 1 }, (_, i) => from + BigInt(i));
     const blocks = await Promise.all(numbers.map((n) => this.chain.block(n)));
     let expected = parent;
@@ -186,11 +173,11 @@ export class EvmWatcher {
   }
 
   /** The transfers that pay one of our live addresses in the asset it was minted for. */
-  private async ours(transfers: EvmTransfer[], tokens: Map<string, string>): Promise<SeenDeposit[]> {
+  private async ours(transfers: EvmTransfer[], tokens: Map<string, string>): Promise<SeenChainDeposit[]> {
     const { network } = this.options;
     const addresses = await watch.findLiveAddresses(this.db, network, [...new Set(transfers.map((t) => t.to.toLowerCase()))]);
     const native = this.catalog.data.networks.find((n) => n.code === network)!.native_asset;
-    const deposits: SeenDeposit[] = [];
+    const deposits: SeenChainDeposit[] = [];
     for (const transfer of transfers) {
       const asset = transfer.token === null ? native : tokens.get(transfer.token.toLowerCase())!;
       const recipients = addresses.filter((a) => a.address.toLowerCase() === transfer.to.toLowerCase());
@@ -204,54 +191,18 @@ export class EvmWatcher {
       if (transfer.value === 0n) continue;
       if (transfer.token === null && !(await this.chain.succeeded(transfer.txHash))) continue;
       const decimals = this.catalog.pair(asset, network)!.decimals;
-      deposits.push({ transfer, addressId: address.id, tenant: tenantOfRow(address), asset, amount: new Decimal(formatUnits(transfer.value, decimals)) });
-    }
-    return deposits;
-  }
-
-  /** Every deposit seen for the first time becomes a pending transaction row. */
-  private async recordSeen(tx: Sql, deposits: SeenDeposit[]): Promise<void> {
-    const { network } = this.options;
-    const known = await watch.knownChainDeposits(tx, network, deposits.map((d) => d.transfer.txHash));
-    for (const deposit of deposits) {
-      const { transfer, tenant } = deposit;
-      // A deposit reversed after a deep reorganization stays reversed, even if the new chain has it again.
-      if (known.has(`${transfer.txHash}:${transfer.outputIndex}`)) continue;
-      const address = (await findAddress(tx, tenant, deposit.addressId))!;
-      const transactionId = await insertPendingDeposit(
-        tx,
-        {
-          organization_id: tenant.organizationId,
-          mode: tenant.mode,
-          profile_id: address.profile_id,
-          external_ref: address.external_ref,
-          asset: address.asset,
-          network,
-          amount: deposit.amount.toFixed(),
-          from_address: transfer.from,
-          to_address: address.address,
-          tx_hash: transfer.txHash,
-          output_index: transfer.outputIndex,
-          address_id: address.id,
-          payment_intent_id: address.payment_intent_id,
-        },
-        this.clock.now(),
-      );
-      await watch.insertChainDeposit(tx, {
-        network,
-        tx_hash: transfer.txHash,
-        output_index: transfer.outputIndex,
-        block_number: transfer.blockNumber.toString(),
-        block_hash: transfer.blockHash,
-        organization_id: tenant.organizationId,
-        mode: tenant.mode,
-        address_id: address.id,
-        asset: address.asset,
-        amount: deposit.amount.toFixed(),
-        from_address: transfer.from,
-        transaction_id: transactionId,
+      deposits.push({
+        addressId: address.id,
+        tenant: tenantOfRow(address),
+        amount: new Decimal(formatUnits(transfer.value, decimals)),
+        txHash: transfer.txHash,
+        outputIndex: transfer.outputIndex,
+        from: transfer.from,
+        blockNumber: transfer.blockNumber,
+        blockHash: transfer.blockHash,
       });
     }
+    return deposits;
   }
 
   /**
@@ -264,64 +215,7 @@ export class EvmWatcher {
     const due = (await watch.dueChainDeposits(this.db, network, head, this.clock.now())).filter(
       (deposit) => head - BigInt(deposit.block_number) + 1n >= BigInt(this.catalog.pair(deposit.asset, network)!.confirmations_required),
     );
-    // Prices may be an outside call: asked for only when something is to be credited.
-    if (due.length === 0) return 0;
-    const prices = await this.creditPrices();
-    let credited = 0;
-    for (const deposit of due) {
-      let outcome: CreditOutcome;
-      try {
-        outcome = await this.credit(deposit, cursor, prices);
-      } catch (error) {
-        await this.quarantine(deposit, error);
-        continue;
-      }
-      if (outcome === 'cursor moved') break;
-      if (outcome === 'credited') {
-        credited++;
-        this.metrics.credited(deposit.mode);
-      }
-    }
-    return credited;
-  }
-
-  /**
-   * One deposit's credit. Its transaction re-checks the cursor under its lock, like the one that recorded the
-   * blocks: a reorganization another watcher found since then (the cursor moved back) is never credited through.
-   */
-  private credit(deposit: watch.ChainDepositRow, cursor: bigint, prices: CreditPrices): Promise<CreditOutcome> {
-    const { network } = this.options;
-    return this.db.transaction(async (tx) => {
-      if (!(await watch.claimCursor(tx, network, cursor))) return 'cursor moved';
-      if (!(await watch.isPending(tx, deposit))) return 'already done';
-      const result = await creditDeposit(
-        tx,
-        tenantOfRow(deposit),
-        { addressId: deposit.address_id, network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, amount: new Decimal(deposit.amount), fromAddress: deposit.from_address },
-        this.clock,
-        prices,
-      );
-      await watch.setChainDepositStatus(tx, deposit, 'credited');
-      return result.duplicate ? 'already done' : 'credited';
-    });
-  }
-
-  private async quarantine(deposit: watch.ChainDepositRow, error: unknown): Promise<void> {
-    const { network } = this.options;
-    const failure = await quarantineDeposit(this.db, deposit, error, this.clock.now());
-    this.metrics.creditFailed(network);
-    this.log.error(
-      {
-        network,
-        txHash: deposit.tx_hash,
-        outputIndex: deposit.output_index,
-        organizationId: deposit.organization_id,
-        transactionId: deposit.transaction_id,
-        attempts: failure.attempts,
-        nextAttemptAt: failure.nextAttemptAt.toISOString(),
-        reason: failure.reason,
-      },
-      'chain watcher: a deposit could not be credited; it is quarantined and tried again at nextAttemptAt, the others are credited (GET /admin/v1/deposits/quarantined)',
-    );
+    // A reorganization another watcher found since (the cursor moved back) is never credited through.
+    return this.credits.creditDue(network, due, (tx) => watch.claimCursor(tx, network, cursor));
   }
 }
