@@ -25,6 +25,8 @@ import { routedCustody } from './providers/custody/routed-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
 import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
+import { liveTronFrom } from './providers/chains/live-tron.js';
+import { liveTronCustody } from './providers/custody/live-tron-custody.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -97,9 +99,11 @@ export async function createContext(config: Config, database: Database, options:
       })
     : null;
   const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
+  const liveTron = liveTronFrom(config.tron, fullCatalog);
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
     liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys())),
+    liveTron && liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys())),
   ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
@@ -143,5 +147,6 @@ export async function createContext(config: Config, database: Database, options:
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
     liveSolana,
+    liveTron,
   };
 }

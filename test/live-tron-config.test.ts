@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { Catalog } from '../src/domain/catalog.js';
+import { liveTronFrom } from '../src/providers/chains/live-tron.js';
+import { TronXpub } from '../src/providers/chains/tron/xpub.js';
+import { TEST_XPUB } from './support/evm/live-app.js';
+import { TEST_TRON_XPUB } from './support/tron/xpub.js';
+
+const catalog = Catalog.load();
+const TRONGRID = 'https://api.trongrid.io/jsonrpc?apikey=secret-api-key';
+
+describe('live Tron settings', () => {
+  it('CONNECT_TRON_RPC_<NETWORK> maps to the catalog code, and the xpub derives T… addresses', () => {
+    const config = loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID });
+    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID } });
+    const live = liveTronFrom(config.tron, catalog)!;
+    expect(live.rpcUrls).toEqual(new Map([['tron', TRONGRID]]));
+    expect(live.xpub.address(0)).toBe(TronXpub.parse(TEST_TRON_XPUB).address(0));
+    expect(live.xpub.address(0)).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+  });
+
+  it('without an RPC URL live Tron is off, and an xpub alone changes nothing', () => {
+    expect(liveTronFrom(loadConfig({}).tron, catalog)).toBeNull();
+    expect(liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB }).tron, catalog)).toBeNull();
+  });
+
+  it('an RPC URL without CONNECT_TRON_XPUB is refused at start, even with an EVM xpub', () => {
+    expect(() => loadConfig({ CONNECT_TRON_RPC_TRON: TRONGRID, CONNECT_EVM_XPUB: TEST_XPUB })).toThrow(
+      'CONNECT_TRON_RPC_TRON set without CONNECT_TRON_XPUB: live deposit addresses derive from it',
+    );
+  });
+
+  it('a URL that is not http(s) is refused without echoing it (it may carry an API key)', () => {
+    expect(() => loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: 'ftp://secret-api-key@x' })).toThrow(
+      /^CONNECT_TRON_RPC_TRON must be an http\(s\) JSON-RPC URL$/,
+    );
+  });
+
+  it('a Tron RPC URL for a network the catalog lacks, or whose addresses are not Tron, is refused at start without the URL', () => {
+    const refusal = (env: Record<string, string>) => () => liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, ...env }).tron, catalog);
+    expect(refusal({ CONNECT_TRON_RPC_NILE: TRONGRID })).toThrow(/^CONNECT_TRON_RPC_NILE names nile, which is not a network of the catalog$/);
+    expect(refusal({ CONNECT_TRON_RPC_ETHEREUM: TRONGRID })).toThrow(/^CONNECT_TRON_RPC_ETHEREUM: ethereum is not a Tron network \(its addresses are evm\)$/);
+    expect(refusal({ CONNECT_TRON_RPC_SOLANA: TRONGRID })).toThrow(/^CONNECT_TRON_RPC_SOLANA: solana is not a Tron network \(its addresses are solana\)$/);
+  });
+
+  it('an extended private key in CONNECT_TRON_XPUB is refused at start and never echoed', () => {
+    const xprv = 'xprv9s21ZrQH143K31xYSDQpPDxsXRTUcvj2iNHm5NUtrGiGG5e2DtALGdso3pGz6ssrdK4PFmM8NSpSBHNqPqm55Qn3LqFtT2emdEXVYsCzC2U';
+    const start = () => liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: xprv, CONNECT_TRON_RPC_TRON: TRONGRID }).tron, catalog);
+    expect(start).toThrow(/CONNECT_TRON_XPUB.*PRIVATE key/);
+    expect(start).not.toThrow(xprv.slice(4, 30));
+  });
+
+  it('EVM and Tron settings are read side by side, each with its own xpub', () => {
+    const config = loadConfig({ CONNECT_EVM_XPUB: TEST_XPUB, CONNECT_EVM_RPC_ETHEREUM: 'http://127.0.0.1:8545', CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID });
+    expect(config.evm.rpcUrls).toEqual({ ethereum: 'http://127.0.0.1:8545' });
+    expect(config.tron.rpcUrls).toEqual({ tron: TRONGRID });
+  });
+});
