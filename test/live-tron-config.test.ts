@@ -12,11 +12,26 @@ const TRONGRID = 'https://api.trongrid.io/jsonrpc?apikey=secret-api-key';
 describe('live Tron settings', () => {
   it('CONNECT_TRON_RPC_<NETWORK> maps to the catalog code, and the xpub derives T… addresses', () => {
     const config = loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID });
-    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID } });
+    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID }, apiUrls: {} });
     const live = liveTronFrom(config.tron, catalog)!;
     expect(live.rpcUrls).toEqual(new Map([['tron', TRONGRID]]));
     expect(live.xpub.address(0)).toBe(TronXpub.parse(TEST_TRON_XPUB).address(0));
     expect(live.xpub.address(0)).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+  });
+
+  it('the HTTP API that tells TRX from TRC-10 transfers is the JSON-RPC URL without /jsonrpc, or CONNECT_TRON_API_<NETWORK>', () => {
+    const derived = liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID }).tron, catalog)!;
+    expect(derived.apiUrls).toEqual(new Map([['tron', 'https://api.trongrid.io/?apikey=secret-api-key']]));
+    const ownNode = { CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: 'http://10.0.0.5:8545/rpc' };
+    expect(() => liveTronFrom(loadConfig(ownNode).tron, catalog)).toThrow(
+      /^CONNECT_TRON_RPC_TRON does not end in \/jsonrpc: set CONNECT_TRON_API_TRON to the node's HTTP API/,
+    );
+    const given = liveTronFrom(loadConfig({ ...ownNode, CONNECT_TRON_API_TRON: 'http://10.0.0.5:8090' }).tron, catalog)!;
+    expect(given.apiUrls).toEqual(new Map([['tron', 'http://10.0.0.5:8090']]));
+    expect(() => liveTronFrom(loadConfig({ ...ownNode, CONNECT_TRON_API_TRON: 'http://10.0.0.5:8090', CONNECT_TRON_API_NILE: 'http://x' }).tron, catalog)).toThrow(
+      'CONNECT_TRON_API_NILE set without CONNECT_TRON_RPC_NILE',
+    );
+    expect(() => loadConfig({ ...ownNode, CONNECT_TRON_API_TRON: 'ftp://secret@x' })).toThrow(/^CONNECT_TRON_API_TRON must be an http\(s\) HTTP API URL$/);
   });
 
   it('without an RPC URL live Tron is off, and an xpub alone changes nothing', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tronAddressFromEvmHex } from '../src/providers/chains/tron/address.js';
+import { tronTransactionKind } from '../src/providers/chains/tron/http-api.js';
 import { tronChainReader } from '../src/providers/chains/tron/json-rpc-reader.js';
 import { TronXpub } from '../src/providers/chains/tron/xpub.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
@@ -75,6 +76,16 @@ describe('the Tron watcher credits deposits after their confirmations', () => {
     expect((await eventsInOrder(chain.t, chain.live.key, address.id)).map((e) => e.type)).toEqual(['address.deposit.received']);
   });
 
+  it('a TRC-10 transfer, which Tron\'s JSON-RPC reports as a TRX one, is not credited: the HTTP API says what it moved', async () => {
+    const address = await createAddress(chain.t, chain.live.key, { asset: 'TRX', network: 'tron' });
+    const txId = await chain.sendTrx(address.address, '1000');
+    chain.httpApi.kinds.set(txId, 'TransferAssetContract');
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await chain.watcher().tick()).toBe(0);
+    expect(chain.httpApi.asked).toContain(txId);
+    expect(await byHash(txId)).toEqual([]);
+  });
+
   it('a transfer in another asset than the address was minted for is not credited (TRX to a USDT address, USDT to a TRX address)', async () => {
     const usdtAddress = await createAddress(chain.t, chain.live.key, { asset: 'USDT', network: 'tron' });
     const trxAddress = await createAddress(chain.t, chain.live.key, { asset: 'TRX', network: 'tron' });
@@ -136,7 +147,7 @@ describe('reorganizations and the endpoint, as on EVM', () => {
   it('an endpoint serving another chain than the catalog\'s Tron is refused: the watcher reads nothing', async () => {
     const other = await startAnvil();
     try {
-      const watcher = watcherFor(chain.t, chain.tron, { chain: tronChainReader(other.url) });
+      const watcher = watcherFor(chain.t, chain.tron, { chain: tronChainReader(other.url, tronTransactionKind(chain.httpApi.url)) });
       await expect(watcher.tick()).rejects.toThrow(`tron: the RPC URL serves chain ${other.chainId}, not ${TRON_CHAIN_ID}`);
     } finally {
       await other.close();

@@ -4,6 +4,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
+import { tronTransactionKind } from '../providers/chains/tron/http-api.js';
 import { tronChainReader } from '../providers/chains/tron/json-rpc-reader.js';
 import { EvmWatcher } from './evm-watcher.js';
 import { runPeriodically } from './periodic.js';
@@ -15,7 +16,7 @@ export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatch
   const { config } = ctx;
   const readers = [
     ...[...(ctx.liveEvm?.rpcUrls ?? [])].map(([network, url]) => [network, rpcChainReader(url)] as const),
-    ...[...(ctx.liveTron?.rpcUrls ?? [])].map(([network, url]) => [network, tronChainReader(url)] as const),
+    ...[...(ctx.liveTron?.rpcUrls ?? [])].map(([network, url]) => [network, tronChainReader(url, tronTransactionKind(ctx.liveTron!.apiUrls.get(network)!))] as const),
   ];
   return readers.map(
     ([network, reader]) =>

@@ -32,7 +32,10 @@ export interface EvmChainReader {
   block(number: bigint): Promise<EvmBlock | null>;
   /** ERC-20 `Transfer` logs of `tokens` in the blocks `from`..`to`, inclusive. */
   tokenTransfers(tokens: readonly string[], from: bigint, to: bigint): Promise<EvmTransfer[]>;
-  /** Whether the transaction executed (a reverted one moved no value). */
+  /**
+   * Whether the native transfer the reader reported moved that value: the transaction executed (a reverted one
+   * moved nothing), and on Tron it is a TRX transfer, not a TRC-10 one reported alike.
+   */
   succeeded(txHash: string): Promise<boolean>;
   /**
    * The one spelling of an address that matching compares: lowercase on EVM, where EIP-55 casing is only a

@@ -2,12 +2,14 @@ import { parseUnits, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { evmHexFromTronAddress, tronAddressFromEvmHex } from '../../../src/providers/chains/tron/address.js';
+import { tronTransactionKind } from '../../../src/providers/chains/tron/http-api.js';
 import { tronChainReader } from '../../../src/providers/chains/tron/json-rpc-reader.js';
 import type { EvmWatcher } from '../../../src/workers/evm-watcher.js';
 import { startTestApp, type Tenant, type TestApp } from '../app.js';
 import { startAnvil, type Anvil } from '../evm/anvil.js';
 import { TEST_XPUB, testCatalogFile, watcherFor, type WatchedNetwork } from '../evm/live-app.js';
 import { createTenant } from '../partner.js';
+import { startFakeTronHttpApi, type FakeTronHttpApi } from './http-api.js';
 import { TEST_TRON_XPUB } from './xpub.js';
 
 /** Tron mainnet's chain id, as its node answers eth_chainId (0x2b6653dc): the catalog's, so anvil is started with it. */
@@ -24,6 +26,8 @@ export interface LiveTron {
   ethereum: WatchedNetwork;
   t: TestApp;
   live: Tenant;
+  /** The node's HTTP API, telling TRX transfers from TRC-10 ones. */
+  httpApi: FakeTronHttpApi;
   /** The test USDT in its Tron spelling (T…), as the catalog names it. */
   usdt: string;
   watcher(): EvmWatcher;
@@ -36,9 +40,10 @@ export interface LiveTron {
 const bare = (hash: Hex) => hash.slice(2);
 
 export function useLiveTron(options: { withEthereum?: boolean } = {}): LiveTron {
-  const chain = { watcher: () => watcherFor(chain.t, chain.tron, { chain: tronChainReader(chain.anvil.url) }) } as LiveTron;
+  const chain = { watcher: () => watcherFor(chain.t, chain.tron, { chain: tronChainReader(chain.anvil.url, tronTransactionKind(chain.httpApi.url)) }) } as LiveTron;
   beforeAll(async () => {
     chain.anvil = await startAnvil({ chainId: TRON_CHAIN_ID });
+    chain.httpApi = await startFakeTronHttpApi();
     const token = await chain.anvil.deployToken();
     chain.usdt = tronAddressFromEvmHex(token);
     chain.tron = { network: 'tron', anvil: chain.anvil, usdc: token, tokens: { USDT: chain.usdt } };
@@ -47,13 +52,14 @@ export function useLiveTron(options: { withEthereum?: boolean } = {}): LiveTron 
     chain.t = await startTestApp({
       catalogFile: testCatalogFile(options.withEthereum ? [chain.tron, chain.ethereum] : [chain.tron]),
       evm: { ...base.evm, pollSeconds: 1, reorgWindow: 64, ...(options.withEthereum ? { xpub: TEST_XPUB, rpcUrls: { ethereum: chain.anvil.url } } : {}) },
-      tron: { xpub: TEST_TRON_XPUB, rpcUrls: { tron: chain.anvil.url } },
+      tron: { xpub: TEST_TRON_XPUB, rpcUrls: { tron: chain.anvil.url }, apiUrls: { tron: chain.httpApi.url } },
     });
     chain.live = await createTenant(chain.t, { mode: 'live' });
   });
   afterAll(async () => {
     await chain.t?.close();
     await chain.anvil?.close();
+    await chain.httpApi?.close();
   });
   beforeEach(async () => {
     await chain.watcher().tick();
