@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EvmXpub } from '../src/providers/chains/evm-xpub.js';
 import { TronXpub } from '../src/providers/chains/tron/xpub.js';
 import { TEST_CONFIRMATIONS, TEST_XPUB, watcherFor } from './support/evm/live-app.js';
-import { createAddress, createIntent, json, type TransactionObject } from './support/partner.js';
+import { accountsOf, createAddress, createIntent, createTenant, errorOf, json, type TransactionObject } from './support/partner.js';
 import { useLiveTron } from './support/tron/live-app.js';
 import { TEST_TRON_XPUB } from './support/tron/xpub.js';
 
@@ -45,6 +46,22 @@ describe('live EVM and Tron on one deployment', () => {
     // The Tron watcher read the ETH transfer too (same anvil), as a bare id: it is nobody's Tron deposit.
     const rows = (await transactionsOf(chain.live.key)).filter((tx) => [ethHash, ethHash.slice(2), trxId].includes(tx.tx_hash!));
     expect(rows.map((tx) => `${tx.network}:${tx.asset}:${tx.amount}:${tx.status}`).sort()).toEqual(['ethereum:ETH:0.25:confirmed', 'tron:TRX:3:confirmed']);
+  });
+
+  it('a live Tron payout is refused 503 naming why, before anything is reserved, on a deployment whose EVM payouts are on', async () => {
+    const tenant = await createTenant(chain.t, { mode: 'live' });
+    const address = await createAddress(chain.t, tenant.key, { asset: 'TRX', network: 'tron' });
+    await chain.sendTrx(address.address, '50');
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await chain.watcher().tick()).toBe(1);
+    const res = await chain.t.call(tenant.key, 'POST', '/payouts/quote', {
+      body: { asset: 'TRX', amount: '10', destination: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', network_hint: 'tron' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
+    expect(errorOf(res).message).toContain('Live payouts on tron are not served yet');
+    expect(await accountsOf(chain.t, tenant.organizationId, 'live')).toContainEqual(expect.objectContaining({ asset: 'TRX', network: 'tron', balance: '50' }));
   });
 
   it('/readyz lists both families\' networks and watchers', async () => {

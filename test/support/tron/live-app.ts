@@ -7,7 +7,7 @@ import { tronChainReader } from '../../../src/providers/chains/tron/json-rpc-rea
 import type { EvmWatcher } from '../../../src/workers/evm-watcher.js';
 import { startTestApp, type Tenant, type TestApp } from '../app.js';
 import { startAnvil, type Anvil } from '../evm/anvil.js';
-import { TEST_XPUB, testCatalogFile, watcherFor, type WatchedNetwork } from '../evm/live-app.js';
+import { HOT_WALLET_KEY, TEST_XPUB, testCatalogFile, watcherFor, type WatchedNetwork } from '../evm/live-app.js';
 import { createTenant } from '../partner.js';
 import { startFakeTronHttpApi, type FakeTronHttpApi } from './http-api.js';
 import { TEST_TRON_XPUB } from './xpub.js';
@@ -18,7 +18,8 @@ export const TRON_CHAIN_ID = 728126428;
 /**
  * Anvil standing in for a Tron node's JSON-RPC, with a TRC-20 (the ERC-20 shape) standing in for USDT, a live app
  * whose live keys use it as the operator configures Tron (docs/live-tron.md), and a live tenant. With `withEthereum`
- * the same anvil also serves ethereum (the test catalog names its chain id there too) through the EVM settings.
+ * the same anvil also serves ethereum (the test catalog names its chain id there too) through the EVM settings, with
+ * a payout signer.
  */
 export interface LiveTron {
   anvil: Anvil;
@@ -51,7 +52,12 @@ export function useLiveTron(options: { withEthereum?: boolean } = {}): LiveTron 
     const base = loadConfig({});
     chain.t = await startTestApp({
       catalogFile: testCatalogFile(options.withEthereum ? [chain.tron, chain.ethereum] : [chain.tron]),
-      evm: { ...base.evm, pollSeconds: 1, reorgWindow: 64, ...(options.withEthereum ? { xpub: TEST_XPUB, rpcUrls: { ethereum: chain.anvil.url } } : {}) },
+      evm: {
+        ...base.evm,
+        pollSeconds: 1,
+        reorgWindow: 64,
+        ...(options.withEthereum ? { xpub: TEST_XPUB, rpcUrls: { ethereum: chain.anvil.url }, signer: { key: HOT_WALLET_KEY } } : {}),
+      },
       tron: { xpub: TEST_TRON_XPUB, rpcUrls: { tron: chain.anvil.url }, apiUrls: { tron: chain.httpApi.url } },
     });
     chain.live = await createTenant(chain.t, { mode: 'live' });
