@@ -86,6 +86,18 @@ describe('the Tron watcher credits deposits after their confirmations', () => {
     expect(await byHash(txId)).toEqual([]);
   });
 
+  it('a TRX transfer the HTTP API does not know yet fails the tick, which reads it again and credits it once the API knows it', async () => {
+    const address = await createAddress(chain.t, chain.live.key, { asset: 'TRX', network: 'tron' });
+    const txId = await chain.sendTrx(address.address, '4');
+    chain.httpApi.kinds.set(txId, null);
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    await expect(chain.watcher().tick()).rejects.toThrow('Tron HTTP API does not know transaction');
+    expect(await byHash(txId)).toEqual([]);
+    chain.httpApi.kinds.delete(txId);
+    expect(await chain.watcher().tick()).toBe(1);
+    expect(await byHash(txId)).toMatchObject([{ status: 'confirmed', asset: 'TRX', amount: '4' }]);
+  });
+
   it('a transfer in another asset than the address was minted for is not credited (TRX to a USDT address, USDT to a TRX address)', async () => {
     const usdtAddress = await createAddress(chain.t, chain.live.key, { asset: 'USDT', network: 'tron' });
     const trxAddress = await createAddress(chain.t, chain.live.key, { asset: 'TRX', network: 'tron' });

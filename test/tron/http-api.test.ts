@@ -19,6 +19,12 @@ describe("the node's HTTP API, asked what a transaction is", () => {
     expect(api.asked).toEqual([txId, 'cd'.repeat(32)]);
   });
 
+  it('a transaction the node does not know (yet) is an error, never taken for another kind', async () => {
+    const txId = 'ef'.repeat(32);
+    api.kinds.set(txId, null);
+    await expect(tronTransactionKind(api.url)(txId)).rejects.toThrow(`Tron HTTP API does not know transaction ${txId} yet`);
+  });
+
   it('a failure names the call, never the URL (it may hold the provider key)', async () => {
     const unreachable = 'http://user:secret-password@127.0.0.1:9/secret-path-key?apikey=secret-query-key';
     const refused = await tronTransactionKind(unreachable)('ab'.repeat(32)).catch((error: Error) => error.message);

@@ -8,15 +8,15 @@ import type { AddressInfo } from 'node:net';
  */
 export interface FakeTronHttpApi {
   url: string;
-  /** Transaction id (bare hex) → contract type; TransferContract when unset. */
-  kinds: Map<string, string>;
+  /** Transaction id (bare hex) → contract type (null: unknown to this node, answered `{}`); TransferContract when unset. */
+  kinds: Map<string, string | null>;
   /** The ids asked for, in order. */
   asked: string[];
   close(): Promise<void>;
 }
 
 export async function startFakeTronHttpApi(): Promise<FakeTronHttpApi> {
-  const kinds = new Map<string, string>();
+  const kinds = new Map<string, string | null>();
   const asked: string[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -28,7 +28,8 @@ export async function startFakeTronHttpApi(): Promise<FakeTronHttpApi> {
       }
       const { value } = JSON.parse(body) as { value: string };
       asked.push(value);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ txID: value, raw_data: { contract: [{ type: kinds.get(value) ?? 'TransferContract' }] } }));
+      const kind = kinds.has(value) ? kinds.get(value) : 'TransferContract';
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(kind === null ? {} : { txID: value, raw_data: { contract: [{ type: kind }] } }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

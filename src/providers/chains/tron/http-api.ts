@@ -4,7 +4,7 @@
  * TRX one (TransferContract): same `to`, and the token amount as `value`. Anybody can issue a TRC-10 token, so a
  * native deposit is credited only once the HTTP API says it moved TRX.
  */
-export type TransactionKind = (txId: string) => Promise<string | null>;
+export type TransactionKind = (txId: string) => Promise<string>;
 
 export function tronTransactionKind(apiUrl: string, timeoutMs = 10_000): TransactionKind {
   const base = new URL(apiUrl);
@@ -17,6 +17,9 @@ export function tronTransactionKind(apiUrl: string, timeoutMs = 10_000): Transac
     if (!response.ok) throw new Error(`Tron HTTP API gettransactionbyid answered ${response.status}`);
     const body = (await response.json()) as { raw_data?: { contract?: { type?: unknown }[] } };
     const type = body.raw_data?.contract?.[0]?.type;
-    return typeof type === 'string' ? type : null;
+    // java-tron answers {} for an id it does not know: a node behind the one that served the block. Thrown, so the
+    // tick reads the block again later, rather than taken for "not TRX" and the deposit passed over for good.
+    if (typeof type !== 'string') throw new Error(`Tron HTTP API does not know transaction ${txId} yet`);
+    return type;
   };
 }
