@@ -133,14 +133,11 @@ export interface TronConfig {
   xpub: string | undefined;
   /** The node's Ethereum-compatible JSON-RPC endpoint (`…/jsonrpc`) per catalog network code; a network is live only with one. */
   rpcUrls: Readonly<Record<string, string>>;
-  /** The node's HTTP API (`…/wallet/…`) per network, where it is not the JSON-RPC URL without `/jsonrpc`. */
-  apiUrls: Readonly<Record<string, string>>;
 }
 
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
 const SOLANA_RPC_PREFIX = 'CONNECT_SOLANA_RPC_';
 const TRON_RPC_PREFIX = 'CONNECT_TRON_RPC_';
-const TRON_API_PREFIX = 'CONNECT_TRON_API_';
 
 export interface ListenAddress {
   host: string;
@@ -203,13 +200,13 @@ function listenAddress(name: string, raw: string | undefined): ListenAddress | u
 }
 
 /** `<prefix><NETWORK>` (the catalog code in capitals, `-` as `_`) → network code → URL. */
-function rpcUrls(env: NodeJS.ProcessEnv, prefix: string, what = 'JSON-RPC URL'): Record<string, string> {
+function rpcUrls(env: NodeJS.ProcessEnv, prefix: string): Record<string, string> {
   const urls: Record<string, string> = {};
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith(prefix) || !raw) continue;
     const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
     // Not echoed: RPC URLs often carry an API key.
-    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) ${what}`);
+    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) JSON-RPC URL`);
     urls[name.slice(prefix.length).toLowerCase().replaceAll('_', '-')] = raw;
   }
   return urls;
@@ -288,7 +285,7 @@ function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
 
 function tronConfig(env: NodeJS.ProcessEnv): TronConfig {
   const urls = rpcUrls(env, TRON_RPC_PREFIX);
-  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls, apiUrls: rpcUrls(env, TRON_API_PREFIX, 'HTTP API URL') };
+  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

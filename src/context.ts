@@ -99,7 +99,7 @@ export async function createContext(config: Config, database: Database, options:
       })
     : null;
   const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
-  const liveTron = liveTronFrom(config.tron, fullCatalog);
+  const liveTron = liveTronFrom(config.tron, config.tronPayouts.httpUrls, fullCatalog);
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
     liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys())),

@@ -9,34 +9,32 @@ import { TEST_TRON_XPUB } from './support/tron/xpub.js';
 const catalog = Catalog.load();
 const TRONGRID = 'https://api.trongrid.io/jsonrpc?apikey=secret-api-key';
 
+/** What the service starts with: the Tron settings, checked against the catalog. */
+function start(env: Record<string, string>) {
+  const config = loadConfig(env);
+  return liveTronFrom(config.tron, config.tronPayouts.httpUrls, catalog);
+}
+
 describe('live Tron settings', () => {
   it('CONNECT_TRON_RPC_<NETWORK> maps to the catalog code, and the xpub derives T… addresses', () => {
     const config = loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID });
-    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID }, apiUrls: {} });
-    const live = liveTronFrom(config.tron, catalog)!;
+    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID } });
+    const live = liveTronFrom(config.tron, config.tronPayouts.httpUrls, catalog)!;
     expect(live.rpcUrls).toEqual(new Map([['tron', TRONGRID]]));
     expect(live.xpub.address(0)).toBe(TronXpub.parse(TEST_TRON_XPUB).address(0));
     expect(live.xpub.address(0)).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
   });
 
-  it('the HTTP API that tells TRX from TRC-10 transfers is the JSON-RPC URL without /jsonrpc, or CONNECT_TRON_API_<NETWORK>', () => {
-    const derived = liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID }).tron, catalog)!;
-    expect(derived.apiUrls).toEqual(new Map([['tron', 'https://api.trongrid.io/?apikey=secret-api-key']]));
+  it('the HTTP API that tells TRX from TRC-10 transfers is the JSON-RPC URL without /jsonrpc, or CONNECT_TRON_HTTP_<NETWORK> (shared with payouts)', () => {
+    expect(start({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID })!.apiUrls).toEqual(new Map([['tron', 'https://api.trongrid.io/?apikey=secret-api-key']]));
     const ownNode = { CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: 'http://10.0.0.5:8545/rpc' };
-    expect(() => liveTronFrom(loadConfig(ownNode).tron, catalog)).toThrow(
-      /^CONNECT_TRON_RPC_TRON does not end in \/jsonrpc: set CONNECT_TRON_API_TRON to the node's HTTP API/,
-    );
-    const given = liveTronFrom(loadConfig({ ...ownNode, CONNECT_TRON_API_TRON: 'http://10.0.0.5:8090' }).tron, catalog)!;
-    expect(given.apiUrls).toEqual(new Map([['tron', 'http://10.0.0.5:8090']]));
-    expect(() => liveTronFrom(loadConfig({ ...ownNode, CONNECT_TRON_API_TRON: 'http://10.0.0.5:8090', CONNECT_TRON_API_NILE: 'http://x' }).tron, catalog)).toThrow(
-      'CONNECT_TRON_API_NILE set without CONNECT_TRON_RPC_NILE',
-    );
-    expect(() => loadConfig({ ...ownNode, CONNECT_TRON_API_TRON: 'ftp://secret@x' })).toThrow(/^CONNECT_TRON_API_TRON must be an http\(s\) HTTP API URL$/);
+    expect(() => start(ownNode)).toThrow(/^CONNECT_TRON_RPC_TRON does not end in \/jsonrpc: set CONNECT_TRON_HTTP_TRON to the node's HTTP API/);
+    expect(start({ ...ownNode, CONNECT_TRON_HTTP_TRON: 'http://10.0.0.5:8090' })!.apiUrls).toEqual(new Map([['tron', 'http://10.0.0.5:8090']]));
   });
 
   it('without an RPC URL live Tron is off, and an xpub alone changes nothing', () => {
-    expect(liveTronFrom(loadConfig({}).tron, catalog)).toBeNull();
-    expect(liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB }).tron, catalog)).toBeNull();
+    expect(start({})).toBeNull();
+    expect(start({ CONNECT_TRON_XPUB: TEST_TRON_XPUB })).toBeNull();
   });
 
   it('an RPC URL without CONNECT_TRON_XPUB is refused at start, even with an EVM xpub', () => {
@@ -52,7 +50,7 @@ describe('live Tron settings', () => {
   });
 
   it('a Tron RPC URL for a network the catalog lacks, or whose addresses are not Tron, is refused at start without the URL', () => {
-    const refusal = (env: Record<string, string>) => () => liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, ...env }).tron, catalog);
+    const refusal = (env: Record<string, string>) => () => start({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, ...env });
     expect(refusal({ CONNECT_TRON_RPC_NILE: TRONGRID })).toThrow(/^CONNECT_TRON_RPC_NILE names nile, which is not a network of the catalog$/);
     expect(refusal({ CONNECT_TRON_RPC_ETHEREUM: TRONGRID })).toThrow(/^CONNECT_TRON_RPC_ETHEREUM: ethereum is not a Tron network \(its addresses are evm\)$/);
     expect(refusal({ CONNECT_TRON_RPC_SOLANA: TRONGRID })).toThrow(/^CONNECT_TRON_RPC_SOLANA: solana is not a Tron network \(its addresses are solana\)$/);
@@ -60,9 +58,9 @@ describe('live Tron settings', () => {
 
   it('an extended private key in CONNECT_TRON_XPUB is refused at start and never echoed', () => {
     const xprv = 'xprv9s21ZrQH143K31xYSDQpPDxsXRTUcvj2iNHm5NUtrGiGG5e2DtALGdso3pGz6ssrdK4PFmM8NSpSBHNqPqm55Qn3LqFtT2emdEXVYsCzC2U';
-    const start = () => liveTronFrom(loadConfig({ CONNECT_TRON_XPUB: xprv, CONNECT_TRON_RPC_TRON: TRONGRID }).tron, catalog);
-    expect(start).toThrow(/CONNECT_TRON_XPUB.*PRIVATE key/);
-    expect(start).not.toThrow(xprv.slice(4, 30));
+    const starting = () => start({ CONNECT_TRON_XPUB: xprv, CONNECT_TRON_RPC_TRON: TRONGRID });
+    expect(starting).toThrow(/CONNECT_TRON_XPUB.*PRIVATE key/);
+    expect(starting).not.toThrow(xprv.slice(4, 30));
   });
 
   it('EVM and Tron settings are read side by side, each with its own xpub', () => {

@@ -12,14 +12,14 @@ export interface LiveTron {
   apiUrls: ReadonlyMap<string, string>;
 }
 
-/** Checks the Tron settings against the catalog at start; null when no network is configured (live Tron is off). */
-export function liveTronFrom(config: TronConfig, catalog: Catalog): LiveTron | null {
+/**
+ * Checks the Tron settings against the catalog at start; null when no network is configured (live Tron is off).
+ * `httpUrls` are the nodes' HTTP APIs (CONNECT_TRON_HTTP_<NETWORK>, which live Tron payouts use too).
+ */
+export function liveTronFrom(config: TronConfig, httpUrls: Readonly<Record<string, string>>, catalog: Catalog): LiveTron | null {
   if (Object.keys(config.rpcUrls).length === 0 || config.xpub === undefined) return null;
   const rpcUrls = rpcNetworks(config.rpcUrls, catalog, 'CONNECT_TRON_RPC_', 'tron', 'a Tron');
-  for (const network of Object.keys(config.apiUrls)) {
-    if (!rpcUrls.has(network)) throw new Error(`CONNECT_TRON_API_${variableName(network)} set without CONNECT_TRON_RPC_${variableName(network)}`);
-  }
-  const apiUrls = new Map([...rpcUrls].map(([network, rpcUrl]) => [network, config.apiUrls[network] ?? apiUrlOf(network, rpcUrl)]));
+  const apiUrls = new Map([...rpcUrls].map(([network, rpcUrl]) => [network, httpUrls[network] ?? apiUrlOf(network, rpcUrl)]));
   return { xpub: TronXpub.parse(config.xpub), rpcUrls, apiUrls };
 }
 
@@ -30,7 +30,7 @@ function apiUrlOf(network: string, rpcUrl: string): string {
   const url = new URL(rpcUrl);
   if (!/\/jsonrpc\/?$/.test(url.pathname)) {
     throw new Error(
-      `CONNECT_TRON_RPC_${variableName(network)} does not end in /jsonrpc: set CONNECT_TRON_API_${variableName(network)} to the node's HTTP API ` +
+      `CONNECT_TRON_RPC_${variableName(network)} does not end in /jsonrpc: set CONNECT_TRON_HTTP_${variableName(network)} to the node's HTTP API ` +
         '(TRX deposits are told apart from TRC-10 ones through it)',
     );
   }

@@ -58,7 +58,8 @@ export function useLiveTron(options: { withEthereum?: boolean } = {}): LiveTron 
         reorgWindow: 64,
         ...(options.withEthereum ? { xpub: TEST_XPUB, rpcUrls: { ethereum: chain.anvil.url }, signer: { key: HOT_WALLET_KEY } } : {}),
       },
-      tron: { xpub: TEST_TRON_XPUB, rpcUrls: { tron: chain.anvil.url }, apiUrls: { tron: chain.httpApi.url } },
+      tron: { xpub: TEST_TRON_XPUB, rpcUrls: { tron: chain.anvil.url } },
+      tronPayouts: { ...base.tronPayouts, httpUrls: { tron: chain.httpApi.url } },
     });
     chain.live = await createTenant(chain.t, { mode: 'live' });
   });
