@@ -27,6 +27,7 @@ import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
 import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
 import { liveTronFrom } from './providers/chains/live-tron.js';
 import { liveTronCustody } from './providers/custody/live-tron-custody.js';
+import { tronPayoutsFrom } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -103,7 +104,8 @@ export async function createContext(config: Config, database: Database, options:
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
     liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys())),
-    liveTron && liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys())),
+    liveTron &&
+      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronPayoutsFrom(db, fullCatalog, config.tronPayouts, liveTron.apiUrls, options.atPayoutBoundary)),
   ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);

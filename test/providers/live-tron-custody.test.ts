@@ -7,11 +7,14 @@ import { TEST_TRON_XPUB } from '../support/tron/xpub.js';
 
 // Neither call below may reach the database: a refusal comes first.
 const noDatabase = {} as Database;
-const custody = liveTronCustody(noDatabase, TronXpub.parse(TEST_TRON_XPUB), new Set(['tron']));
+const custody = liveTronCustody(noDatabase, TronXpub.parse(TEST_TRON_XPUB), new Set(['tron']), null);
 
 describe('live Tron custody', () => {
-  it('live Tron payouts are refused, saying this deployment takes Tron deposits only', () => {
-    expect(custody.payoutRefusal('tron')).toBe('Live payouts on tron are not served yet: this deployment takes live Tron deposits only.');
+  it('without a signer, live Tron payouts are refused naming the CONNECT_TRON_SIGNER_* settings; a network it does not serve, by name', () => {
+    expect(custody.payoutRefusal('tron')).toBe(
+      'Live payouts on tron need a payout signer, and none is configured on this deployment: the operator sets CONNECT_TRON_SIGNER_KEY or CONNECT_TRON_SIGNER_KEY_FILE.',
+    );
+    expect(custody.payoutRefusal('nile')).toBe('Live payouts on nile are not configured on this deployment.');
   });
 
   it('an address on a network without a Tron watcher is refused 503 provider_unavailable', async () => {
