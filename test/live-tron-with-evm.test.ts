@@ -48,7 +48,7 @@ describe('live EVM and Tron on one deployment', () => {
     expect(rows.map((tx) => `${tx.network}:${tx.asset}:${tx.amount}:${tx.status}`).sort()).toEqual(['ethereum:ETH:0.25:confirmed', 'tron:TRX:3:confirmed']);
   });
 
-  it('a live Tron payout is refused 503 naming why, before anything is reserved, on a deployment whose EVM payouts are on', async () => {
+  it('without a Tron hot wallet, a live Tron payout is refused 503 naming its settings, before anything is reserved, on a deployment whose EVM payouts are on', async () => {
     const tenant = await createTenant(chain.t, { mode: 'live' });
     const address = await createAddress(chain.t, tenant.key, { asset: 'TRX', network: 'tron' });
     await chain.sendTrx(address.address, '50');
@@ -60,7 +60,8 @@ describe('live EVM and Tron on one deployment', () => {
     });
     expect(res.statusCode, res.body).toBe(503);
     expect(errorOf(res)).toMatchObject({ code: 'provider_unavailable' });
-    expect(errorOf(res).message).toContain('Live payouts on tron are not served yet');
+    expect(errorOf(res).message).toContain('Live payouts on tron need a payout signer');
+    expect(errorOf(res).message).toContain('CONNECT_TRON_SIGNER_KEY or CONNECT_TRON_SIGNER_KEY_FILE');
     expect(await accountsOf(chain.t, tenant.organizationId, 'live')).toContainEqual(expect.objectContaining({ asset: 'TRX', network: 'tron', balance: '50' }));
   });
 
