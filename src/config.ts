@@ -73,6 +73,21 @@ export interface Config {
   solana: SolanaConfig;
   /** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
   livePayouts: { leaseSeconds: number; recheckSeconds: number; sweepLimit: number };
+  /** Live payouts on Tron (docs/live-tron.md, "Payouts"). */
+  tronPayouts: TronPayoutsConfig;
+}
+
+export interface TronPayoutsConfig {
+  /** The node's HTTP API (serving /wallet/* and /walletsolidity/*) per catalog network code: CONNECT_TRON_HTTP_<NETWORK>. */
+  httpUrls: Readonly<Record<string, string>>;
+  /** The hot wallet's key, given or in a file; null: no live Tron payouts. */
+  signer: { key: string } | { keyFile: string } | null;
+  /** The longest one call to the node may take, in milliseconds. */
+  timeoutMs: number;
+  /** How long after the head block a payout's transaction may land; a dropped one is signed again after it. */
+  expirationSeconds: number;
+  /** Transactions signed for one payout at most, each after the one before expired; then the payout fails. */
+  maxSignings: number;
 }
 
 export interface EvmConfig {
@@ -229,6 +244,38 @@ function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
   };
 }
 
+const TRON_HTTP_PREFIX = 'CONNECT_TRON_HTTP_';
+/** java-tron refuses a transaction expiring more than 24 hours after the head block. */
+const TRON_MAX_EXPIRATION_SECONDS = 24 * 60 * 60;
+
+function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
+  const httpUrls: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(TRON_HTTP_PREFIX) || !raw) continue;
+    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+    // Not echoed: node URLs often carry an API key.
+    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) URL of a Tron node's HTTP API`);
+    httpUrls[name.slice(TRON_HTTP_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
+  }
+  if (env.CONNECT_TRON_SIGNER_KEY && env.CONNECT_TRON_SIGNER_KEY_FILE) {
+    throw new Error('Set one of CONNECT_TRON_SIGNER_KEY, CONNECT_TRON_SIGNER_KEY_FILE: they are alternative signers of live Tron payouts');
+  }
+  const signer = env.CONNECT_TRON_SIGNER_KEY
+    ? { key: env.CONNECT_TRON_SIGNER_KEY }
+    : env.CONNECT_TRON_SIGNER_KEY_FILE
+      ? { keyFile: env.CONNECT_TRON_SIGNER_KEY_FILE }
+      : null;
+  const expirationSeconds = positiveInteger('CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS', env.CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS, 120);
+  if (expirationSeconds > TRON_MAX_EXPIRATION_SECONDS) throw new Error(`CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS must be at most ${TRON_MAX_EXPIRATION_SECONDS}`);
+  return {
+    httpUrls,
+    signer,
+    timeoutMs: positiveInteger('CONNECT_TRON_PAYOUT_TIMEOUT_MS', env.CONNECT_TRON_PAYOUT_TIMEOUT_MS, 10_000),
+    expirationSeconds,
+    maxSignings: positiveInteger('CONNECT_TRON_PAYOUT_MAX_SIGNINGS', env.CONNECT_TRON_PAYOUT_MAX_SIGNINGS, 3),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   const adminToken = env.CONNECT_ADMIN_TOKEN || undefined;
@@ -300,5 +347,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       recheckSeconds: integer('CONNECT_PAYOUT_RECHECK_SECONDS', env.CONNECT_PAYOUT_RECHECK_SECONDS, 5),
       sweepLimit: positiveInteger('CONNECT_PAYOUT_SWEEP_LIMIT', env.CONNECT_PAYOUT_SWEEP_LIMIT, 100),
     },
+    tronPayouts: tronPayoutsConfig(env),
   };
 }

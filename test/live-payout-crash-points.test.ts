@@ -6,28 +6,16 @@ import type { TestApp } from './support/app.js';
 import type { Anvil } from './support/evm/anvil.js';
 import { HOT_WALLET, quiet, TEST_CONFIRMATIONS, type WatchedNetwork } from './support/evm/live-app.js';
 import { livePayoutKit, useLivePayoutWorld, type PayoutObject } from './support/evm/live-payouts.js';
+import { crashPoints, leaseLapses as lapse } from './support/crash-points.js';
 import { eventsInOrder } from './support/partner.js';
 
 /**
- * Crash points: a live payout's work stops dead at one step boundary, as a killed process stops (the hook never
- * returns: nothing after it runs, and it holds no database lock), or fails there as a lost database connection
- * does. A restart is another process taking the payout over once the dead one's lease has lapsed.
+ * Crash points (test/support/crash-points.ts): a live payout's work stops dead at one step boundary; a restart is
+ * another process taking the payout over once the dead one's lease has lapsed.
  */
-const stop: { boundary: PayoutBoundary | null; payoutId: string | null; mode: 'die' | 'throw'; hit: string[] } = {
-  boundary: null,
-  payoutId: null,
-  mode: 'die',
-  hit: [],
-};
-const world = useLivePayoutWorld({
-  atPayoutBoundary: async (boundary, payoutId) => {
-    if (boundary !== stop.boundary || (stop.payoutId !== null && payoutId !== stop.payoutId)) return;
-    stop.boundary = null;
-    stop.hit.push(payoutId);
-    if (stop.mode === 'throw') throw new Error('the database connection was lost');
-    return new Promise(() => {});
-  },
-});
+const crash = crashPoints();
+const { stopAt, stoppedThere } = crash;
+const world = useLivePayoutWorld({ atPayoutBoundary: crash.atBoundary });
 const { fundedTenant, pay, statusOf, reaches, tokenBalance, available, lastError, freshDestination } = livePayoutKit(world);
 let anvil: Anvil;
 let ethereum: WatchedNetwork;
@@ -37,20 +25,9 @@ beforeAll(async () => {
   await anvil.sendToken(ethereum.usdc, HOT_WALLET, '100000');
 });
 
-afterEach(() => {
-  stop.boundary = null;
-  stop.payoutId = null;
-  stop.mode = 'die';
-});
+afterEach(crash.reset);
 
-/** Arms the stop for the next payout to reach `boundary` (or only `payoutId`). */
-function stopAt(boundary: PayoutBoundary, options: { payoutId?: string; mode?: 'die' | 'throw' } = {}) {
-  Object.assign(stop, { boundary, payoutId: options.payoutId ?? null, mode: options.mode ?? 'die' });
-}
-const stoppedThere = (payoutId: string) => expect.poll(() => stop.hit.includes(payoutId), { timeout: 20_000 }).toBe(true);
-
-/** What a restarted process sees: the dead process's lease has lapsed (time passing, without the wait). */
-const leaseLapses = (payoutId: string) => t.db.query("UPDATE payouts SET next_attempt_at = now() - interval '1 hour' WHERE id = $1", [payoutId]);
+const leaseLapses = (payoutId: string) => lapse(t, payoutId);
 
 /** Sweeps (mining the confirmations between) until the payout is settled; its final state. */
 async function settled(key: string, payoutId: string): Promise<PayoutObject> {

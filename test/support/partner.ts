@@ -368,12 +368,12 @@ export async function insertLiveIntent(t: TestApp, organizationId: string): Prom
 }
 
 /** A live-mode standalone (tenant-treasury) address, written straight to the database. */
-export async function insertLiveAddress(t: TestApp, organizationId: string): Promise<string> {
+export async function insertLiveAddress(t: TestApp, organizationId: string, pair = { asset: 'USDC', network: 'solana' }): Promise<string> {
   const id = randomUUID();
   await t.db.query(
     `INSERT INTO deposit_addresses (id, organization_id, mode, position, asset, network, address)
-     VALUES ($1, $2, 'live', 0, 'USDC', 'solana', $3)`,
-    [id, organizationId, `live-standalone-${id}`],
+     VALUES ($1, $2, 'live', 0, $4, $5, $3)`,
+    [id, organizationId, `live-standalone-${id}`, pair.asset, pair.network],
   );
   return id;
 }

@@ -46,9 +46,11 @@ export interface PayoutRequest {
  * - `nothing_signed`: refused before any transaction of it was signed (a nonce it held goes back);
  * - `reverted`: its transaction was mined, failed, and has the confirmations;
  * - `cancelled`: a cancellation (or filler) at its nonce was mined and has the confirmations;
- * - `nonce_used_elsewhere`: its nonce was used, at the confirmations, by a transaction none of its own.
+ * - `nonce_used_elsewhere`: its nonce was used, at the confirmations, by a transaction none of its own;
+ * - `expired` (chains without nonces: Tron, Solana): every transaction signed for it is past its deadline at the
+ *   chain's final point and landed nowhere, and no other will be signed (docs/money-out.md).
  */
-export type NotSentProof = 'nothing_signed' | 'reverted' | 'cancelled' | 'nonce_used_elsewhere';
+export type NotSentProof = 'nothing_signed' | 'reverted' | 'cancelled' | 'nonce_used_elsewhere' | 'expired';
 
 /**
  * Where a live payout stands after one attempt of the provider: a closed list. Only `not_sent` releases funds;

@@ -7,9 +7,9 @@ import { ContractType, SignedTransactionMessage, TransactionRawMessage, Transfer
 
 /*
  * Building and signing Tron transactions, composed from protobufjs (encoding), @noble/hashes (the id) and
- * @noble/curves (the signature). Foundations only: the Tron payout driver of the next phase calls these with the
- * reference block and times it reads from the node, records the result, and broadcasts `signedTransactionBytes`
- * through /wallet/broadcasthex. TRX transfers are here for the catalog's TRX payouts.
+ * @noble/curves (the signature). The Tron payout driver (src/providers/custody/tron-payouts.ts) calls these with
+ * the reference block and times it reads from the node, records the result, and broadcasts `signedTransactionBytes`
+ * through /wallet/broadcasthex.
  */
 
 /** java-tron refuses a transaction whose expiration is more than 24 hours after the head block's time. */
@@ -53,10 +53,15 @@ export function triggerSmartContract(input: { owner: string; contract: string; d
  * as TronWeb, TronLink and the node's own triggersmartcontract do: the token contract reads an EVM address.
  */
 export function trc20TransferContract(input: { owner: string; token: string; to: string; amount: bigint }): TronContract {
-  if (!tron.isValidDestination(input.to)) throw new RangeError(`not a Tron address tokens may be sent to: ${input.to}`);
-  if (input.amount <= 0n) throw new RangeError(`a TRC-20 transfer amount must be positive, got ${input.amount}`);
-  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [evmHexFromTronAddress(input.to), input.amount] });
-  return triggerSmartContract({ owner: input.owner, contract: input.token, data: hexToBytes(data.slice(2)) });
+  return triggerSmartContract({ owner: input.owner, contract: input.token, data: trc20TransferData(input.to, input.amount) });
+}
+
+/** The call data of `transfer(to, amount)`: also what the node simulates to price the transfer's energy. */
+export function trc20TransferData(to: string, amount: bigint): Uint8Array {
+  if (!tron.isValidDestination(to)) throw new RangeError(`not a Tron address tokens may be sent to: ${to}`);
+  if (amount <= 0n) throw new RangeError(`a TRC-20 transfer amount must be positive, got ${amount}`);
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [evmHexFromTronAddress(to), amount] });
+  return hexToBytes(data.slice(2));
 }
 
 export interface TransactionInput {

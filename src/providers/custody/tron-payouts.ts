@@ -1,0 +1,183 @@
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import type { TronPayoutsConfig } from '../../config.js';
+import type { Catalog } from '../../domain/catalog.js';
+import { DomainError } from '../../domain/errors.js';
+import { Decimal } from '../../domain/money.js';
+import type { Database } from '../../store/database.js';
+import { tronAddressBytes } from '../chains/tron/address.js';
+import { tronNodeHttp, type TronNodeCall } from '../chains/tron/node-http.js';
+import { localTronSigner, tronSignerKeyFromFile, type TronSigner } from '../chains/tron/signer.js';
+import { buildTransaction, signedTransactionBytes, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from '../chains/tron/transaction.js';
+import type { PayoutRequest } from './custody-provider.js';
+import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
+
+const SUN_PER_TRX = 1_000_000;
+/** java-tron refuses a fee_limit above 15,000 TRX. */
+const MAX_FEE_LIMIT_SUN = 15_000n * 1_000_000n;
+/** The node counts a transaction's bandwidth as its serialized size plus this much for its result. */
+const RESULT_BYTES = 64n;
+
+export interface TronPayoutOptions extends ExpiringPayoutOptions {
+  /** How long after the head block a signed transaction may land: a dropped one is signed again this much later. */
+  expirationSeconds: number;
+  /** The longest one call to the node may take. */
+  timeoutMs: number;
+}
+
+interface Block {
+  id: string;
+  number: bigint;
+  timestamp: number;
+}
+
+const hex41 = (address: string) => bytesToHex(tronAddressBytes(address));
+
+function blockOf(answer: Record<string, unknown>, path: string): Block {
+  const raw = (answer.block_header as { raw_data?: { number?: unknown; timestamp?: unknown } } | undefined)?.raw_data;
+  if (typeof answer.blockID !== 'string' || typeof raw?.timestamp !== 'number') throw new Error(`the Tron node answered ${path} without a block`);
+  // The genesis block has no number field (protobuf omits zeros).
+  return { id: answer.blockID, number: BigInt(typeof raw.number === 'number' ? raw.number : 0), timestamp: raw.timestamp };
+}
+
+/** The node's words, which java-tron writes as hex of UTF-8 unless asked for `visible` output. */
+function words(message: unknown): string {
+  if (typeof message !== 'string') return '';
+  const text = /^([0-9a-fA-F]{2})+$/.test(message) ? new TextDecoder().decode(hexToBytes(message)) : message;
+  return text.slice(0, 200);
+}
+
+/**
+ * The Tron driver of the expiring-payout engine over a node's HTTP API (docs/live-tron.md, "Payouts"): TRX and
+ * TRC-20 transfers from the hot wallet, referencing the head block and expiring `expirationSeconds` after it, their
+ * energy and bandwidth priced at the chain's parameters and capped by what the quote charged. Final means in a
+ * solidified block; the deadline is passed once the latest solidified block's time reaches `expiration`.
+ */
+export class TronDriver implements ExpiringChainDriver {
+  private readonly nodes = new Map<string, TronNodeCall>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    httpUrls: ReadonlyMap<string, string>,
+    private readonly signer: TronSigner,
+    private readonly options: Pick<TronPayoutOptions, 'expirationSeconds' | 'timeoutMs'>,
+  ) {
+    for (const [network, url] of httpUrls) this.nodes.set(network, tronNodeHttp(url, options.timeoutMs));
+  }
+
+  private node(network: string): TronNodeCall {
+    const node = this.nodes.get(network);
+    if (!node) throw new DomainError('provider_unavailable', `Live payouts on ${network} are not configured on this deployment.`);
+    return node;
+  }
+
+  /** The chain's prices, in sun: per unit of energy, per byte of bandwidth, and what activating a new account burns. */
+  private async prices(node: TronNodeCall) {
+    const answer = await node('/wallet/getchainparameters', {});
+    const params = new Map((answer.chainParameter as { key: string; value?: number }[] | undefined)?.map((p) => [p.key, BigInt(p.value ?? 0)]) ?? []);
+    const energy = params.get('getEnergyFee');
+    const bandwidth = params.get('getTransactionFee');
+    if (energy === undefined || bandwidth === undefined) throw new Error('the Tron node answered /wallet/getchainparameters without getEnergyFee and getTransactionFee');
+    return { energy, bandwidth, newAccount: (params.get('getCreateAccountFee') ?? 0n) + (params.get('getCreateNewAccountFeeInSystemContract') ?? 0n) };
+  }
+
+  async sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
+    const node = this.node(request.network);
+    const pair = this.catalog.pair(request.asset, request.network)!;
+    const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
+    const capSun = BigInt(new Decimal(feeCap).times(SUN_PER_TRX).toFixed(0));
+    const [head, prices] = await Promise.all([node('/wallet/getnowblock', {}).then((b) => blockOf(b, '/wallet/getnowblock')), this.prices(node)]);
+    const owner = this.signer.address;
+    let contract: TronContract;
+    let burn: bigint;
+    if (pair.token_contract === null) {
+      contract = trxTransferContract({ owner, to: request.destination, amountSun: amount });
+      const account = await node('/wallet/getaccount', { address: hex41(request.destination), visible: false });
+      // An address that never held anything is activated by the transfer, which burns a fixed fee.
+      burn = Object.keys(account).length === 0 ? prices.newAccount : 0n;
+    } else {
+      contract = trc20TransferContract({ owner, token: pair.token_contract, to: request.destination, amount });
+      const simulated = await node('/wallet/triggerconstantcontract', {
+        owner_address: hex41(owner),
+        contract_address: hex41(pair.token_contract),
+        data: bytesToHex(trc20TransferData(request.destination, amount)),
+        visible: false,
+      });
+      const result = simulated.result as { result?: boolean; message?: string } | undefined;
+      const failed = (simulated.transaction as { ret?: { ret?: string }[] } | undefined)?.ret?.[0]?.ret === 'FAILED';
+      if (result?.result !== true || failed) return { refused: `The transfer would fail on chain: ${words(result?.message) || 'the simulation failed'}.` };
+      if (typeof simulated.energy_used !== 'number') throw new Error('the Tron node answered /wallet/triggerconstantcontract without energy_used');
+      // Energy the wallet has staked is not counted: the fee is priced as if every unit were burned.
+      burn = BigInt(simulated.energy_used) * prices.energy;
+    }
+    const draft = { contract, refBlockId: head.id, timestamp: head.timestamp, expiration: head.timestamp + this.options.expirationSeconds * 1000 };
+    // Sized with the largest fee_limit it could carry: the final transaction is no bigger.
+    const sized = this.signed({ ...draft, feeLimitSun: Number(capSun < MAX_FEE_LIMIT_SUN ? capSun : MAX_FEE_LIMIT_SUN) });
+    const bandwidthSun = (BigInt(hexToBytes(sized.raw).length) + RESULT_BYTES) * prices.bandwidth;
+    if (burn + bandwidthSun > capSun) {
+      return { refused: `The network fee now (${burn + bandwidthSun} sun) is above what the quote charged (${capSun} sun).` };
+    }
+    if (pair.token_contract === null) return { signed: this.signed(draft) };
+    // The whole rest of the cap may burn for energy: an estimate a little short never runs the transfer out of it.
+    const feeLimit = capSun - bandwidthSun < MAX_FEE_LIMIT_SUN ? capSun - bandwidthSun : MAX_FEE_LIMIT_SUN;
+    return { signed: this.signed({ ...draft, feeLimitSun: Number(feeLimit) }) };
+  }
+
+  private signed(input: Parameters<typeof buildTransaction>[0]): SignedTransfer {
+    const unsigned = buildTransaction(input);
+    const raw = signedTransactionBytes(unsigned, this.signer.sign(unsigned));
+    return { txId: bytesToHex(unsigned.txId), raw: bytesToHex(raw), deadline: { kind: 'expiration_ms', at: BigInt(input.expiration) } };
+  }
+
+  async broadcast(network: string, raw: string): Promise<{ accepted: true } | { accepted: false; reason: string }> {
+    const answer = await this.node(network)('/wallet/broadcasthex', { transaction: raw });
+    // Already in the node's pool or chain: an earlier send was taken.
+    if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return { accepted: true };
+    return { accepted: false, reason: `${typeof answer.code === 'string' ? answer.code : 'no code'}: ${words(answer.message)}` };
+  }
+
+  async finalPoint(network: string): Promise<{ point: bigint; height: bigint }> {
+    const block = blockOf(await this.node(network)('/walletsolidity/getnowblock', {}), '/walletsolidity/getnowblock');
+    return { point: BigInt(block.timestamp), height: block.number };
+  }
+
+  async lookup(network: string, txId: string): Promise<{ final: boolean; succeeded: boolean; block: bigint } | null> {
+    const node = this.node(network);
+    const solid = await node('/walletsolidity/gettransactioninfobyid', { value: txId });
+    if (solid.id !== undefined) return { final: true, ...outcomeOf(solid) };
+    const head = await node('/wallet/gettransactioninfobyid', { value: txId });
+    return head.id !== undefined ? { final: false, ...outcomeOf(head) } : null;
+  }
+}
+
+/**
+ * A transaction's info: a TRX transfer that failed says `result: FAILED`; a contract call's receipt says SUCCESS,
+ * or why it failed (OUT_OF_ENERGY, REVERT…).
+ */
+function outcomeOf(info: Record<string, unknown>): { succeeded: boolean; block: bigint } {
+  if (typeof info.blockNumber !== 'number') throw new Error('the Tron node answered a transaction info without its block');
+  const receipt = (info.receipt as { result?: string } | undefined)?.result;
+  return { succeeded: info.result !== 'FAILED' && (receipt === undefined || receipt === 'SUCCESS'), block: BigInt(info.blockNumber) };
+}
+
+/** Live Tron payouts from the hot wallet: the expiring-payout engine over the Tron driver. */
+export function tronPayouts(
+  db: Database,
+  catalog: Catalog,
+  httpUrls: ReadonlyMap<string, string>,
+  signer: TronSigner,
+  options: TronPayoutOptions,
+): ExpiringPayouts {
+  return new ExpiringPayouts(db, catalog, new TronDriver(catalog, httpUrls, signer, options), options);
+}
+
+/** Live Tron payouts as the settings configure them (src/config.ts), or null without a signer or a node. */
+export function tronPayoutsFrom(
+  db: Database,
+  catalog: Catalog,
+  config: TronPayoutsConfig,
+  atBoundary?: ExpiringPayoutOptions['atBoundary'],
+): ExpiringPayouts | null {
+  if (config.signer === null || Object.keys(config.httpUrls).length === 0) return null;
+  const signer = 'key' in config.signer ? localTronSigner(config.signer.key) : tronSignerKeyFromFile(config.signer.keyFile);
+  return tronPayouts(db, catalog, new Map(Object.entries(config.httpUrls)), signer, { ...config, atBoundary });
+}

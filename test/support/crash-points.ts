@@ -1,0 +1,32 @@
+import { expect } from 'vitest';
+import type { PayoutBoundary } from '../../src/providers/custody/custody-provider.js';
+import type { TestApp } from './app.js';
+
+/**
+ * Crash points of live payouts, whatever the chain: `atBoundary` (given to the app and the payout driver) stops a
+ * payout's work dead at one step boundary, as a killed process stops (the hook never returns: nothing after it
+ * runs, and it holds no database lock), or fails there as a lost database connection does.
+ */
+export function crashPoints() {
+  const stop: { boundary: PayoutBoundary | null; payoutId: string | null; mode: 'die' | 'throw'; hit: string[] } = { boundary: null, payoutId: null, mode: 'die', hit: [] };
+  return {
+    atBoundary: async (boundary: PayoutBoundary, payoutId: string): Promise<void> => {
+      if (boundary !== stop.boundary || (stop.payoutId !== null && payoutId !== stop.payoutId)) return;
+      stop.boundary = null;
+      stop.hit.push(payoutId);
+      if (stop.mode === 'throw') throw new Error('the database connection was lost');
+      return new Promise(() => {});
+    },
+    /** Arms the stop for the next payout to reach `boundary` (or only `payoutId`). */
+    stopAt(boundary: PayoutBoundary, options: { payoutId?: string; mode?: 'die' | 'throw' } = {}) {
+      Object.assign(stop, { boundary, payoutId: options.payoutId ?? null, mode: options.mode ?? 'die' });
+    },
+    stoppedThere: (payoutId: string) => expect.poll(() => stop.hit.includes(payoutId), { timeout: 20_000 }).toBe(true),
+    /** Disarms whatever a test armed and did not reach. */
+    reset: () => void Object.assign(stop, { boundary: null, payoutId: null, mode: 'die' }),
+  };
+}
+
+/** What a restarted process sees: the dead process's lease has lapsed (time passing, without the wait). */
+export const leaseLapses = (t: TestApp, payoutId: string) =>
+  t.db.query("UPDATE payouts SET next_attempt_at = now() - interval '1 hour' WHERE id = $1", [payoutId]);

@@ -1,0 +1,130 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { Decimal } from '../../../src/domain/money.js';
+import type { PayoutQuote } from '../../../src/http/resources/payout.js';
+import { tron } from '../../../src/providers/chains/tron/address.js';
+import { localTronSigner } from '../../../src/providers/chains/tron/signer.js';
+import type { CustodyProvider, PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
+import type { ExpiringPayouts } from '../../../src/providers/custody/expiring-payouts.js';
+import { sandboxCustody } from '../../../src/providers/custody/sandbox-custody.js';
+import { tronPayouts, type TronPayoutOptions } from '../../../src/providers/custody/tron-payouts.js';
+import { startTestApp, type TestApp } from '../app.js';
+import type { PayoutObject } from '../evm/live-payouts.js';
+import { createTenant, creditDirect, extraKey, insertLiveAddress, json } from '../partner.js';
+import { FakeTronNode } from './fake-node.js';
+
+type Quote = Static<typeof PayoutQuote>;
+
+/** The catalog's USDT on Tron: the fake node keeps its balances. */
+export const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+/** The hot wallet's key in these tests (never a real one), and its address. */
+export const HOT_WALLET_KEY = '8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63';
+export const HOT_WALLET = localTronSigner(HOT_WALLET_KEY).address;
+
+/** A fake node serving `tron`, a live app whose Tron payouts are the expiring-payout engine over it. */
+export interface TronPayoutWorld {
+  node: FakeTronNode;
+  t: TestApp;
+  payouts: ExpiringPayouts;
+}
+
+/**
+ * Starts the world before the file's tests, stops it after. `atBoundary` is where both the Payouts use case and
+ * the engine report their step boundaries (crash-point tests stop there); `options` replace the engine's defaults.
+ */
+export function useTronPayoutWorld(
+  atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>,
+  options: Partial<TronPayoutOptions> = {},
+): TronPayoutWorld {
+  const world = {} as TronPayoutWorld;
+  const custody: CustodyProvider = {
+    networks: new Set(['tron']),
+    payoutRefusal: () => null,
+    createDepositAddress: () => Promise.reject(new Error('Tron deposits are not this world\'s')),
+    advancePayout: (request) => world.payouts.advance(request),
+  };
+  beforeAll(async () => {
+    world.node = await FakeTronNode.start();
+    world.node.mine(1);
+    world.t = await startTestApp(
+      // Every sweep looks at every open payout again: tests decide when blocks are produced.
+      { livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 } },
+      undefined,
+      { custodyFor: (mode) => (mode === 'live' ? custody : sandboxCustody), atPayoutBoundary: atBoundary },
+    );
+    world.payouts = tronPayouts(world.t.db, world.t.ctx.catalog, new Map([['tron', world.node.url]]), localTronSigner(HOT_WALLET_KEY), {
+      expirationSeconds: 60,
+      timeoutMs: 2_000,
+      maxSignings: 3,
+      atBoundary,
+      ...options,
+    });
+  });
+  afterAll(async () => {
+    await world.t?.close();
+    await world.node?.close();
+  });
+  return world;
+}
+
+export const quiet = { warn: () => {}, error: () => {} };
+
+/** What Tron payout tests do and read, on the world's app and node. */
+export function tronPayoutKit(world: TronPayoutWorld) {
+  /** A live tenant whose treasury holds `amount` of `asset` on Tron (credited as a watcher would). */
+  async function fundedTenant(amount: string, asset = 'USDT'): Promise<{ key: string; organizationId: string }> {
+    const tenant = await createTenant(world.t);
+    const key = await extraKey(world.t, tenant.organizationId, 'live');
+    const addressId = await insertLiveAddress(world.t, tenant.organizationId, { asset, network: 'tron' });
+    await creditDirect(world.t, tenant.organizationId, { addressId, network: 'tron', amount }, 'live');
+    return { key, organizationId: tenant.organizationId };
+  }
+
+  async function pay(key: string, destination: string, amount: string, asset = 'USDT'): Promise<PayoutObject> {
+    const quote = await world.t.call(key, 'POST', '/payouts/quote', {
+      body: { asset, amount, destination, network_hint: 'tron' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const res = await world.t.call(key, 'POST', '/payouts', { body: { quote_id: json<Quote>(quote).quote_id }, idempotencyKey: randomUUID() });
+    expect(res.statusCode, res.body).toBe(201);
+    return json<PayoutObject>(res);
+  }
+
+  const statusOf = async (key: string, id: string) => json<PayoutObject>(await world.t.call(key, 'GET', `/payouts/${id}`));
+  const sweep = () => world.t.ctx.payouts.sweepLive(quiet, ['tron']);
+  const lastError = async (payoutId: string) =>
+    (await world.t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
+
+  return {
+    fundedTenant,
+    pay,
+    statusOf,
+    sweep,
+    /** Waits for the payout to reach `status` (its first attempt runs after the executing request's commit); a failure says why it is open. */
+    reaches: async (key: string, id: string, status: PayoutObject['status']) => {
+      await expect
+        .poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 })
+        .toBe(status)
+        .catch(async (error: unknown) => {
+          const payout = await statusOf(key, id);
+          throw new Error(`payout ${payout.status} (${payout.failure_reason ?? (await lastError(id)) ?? 'no error'}), not ${status}`, { cause: error });
+        });
+    },
+    /** A Tron address nobody holds anything at. */
+    freshDestination: () => tron.encode(randomBytes(20)),
+    /** The live `asset` the organization can spend. */
+    available: async (organizationId: string, asset = 'USDT') => {
+      const [row] = await world.t.db.query<{ balance: string }>(
+        "SELECT coalesce(sum(balance), 0)::text AS balance FROM ledger_accounts WHERE organization_id = $1 AND mode = 'live' AND kind = 'available' AND asset = $2",
+        [organizationId, asset],
+      );
+      return new Decimal(row!.balance).toFixed();
+    },
+    lastError,
+    /** The payout's transactions as recorded (migration 020), first signed first. */
+    recorded: (payoutId: string) =>
+      world.t.db.query<{ tx_id: string; status: string; signing: number }>('SELECT tx_id, status, signing FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing', [payoutId]),
+  };
+}
