@@ -25,6 +25,7 @@ import { routedCustody } from './providers/custody/routed-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
 import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
+import { solanaPayouts as solanaPayoutsOf, solanaSignerFrom } from './providers/custody/solana-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -97,9 +98,17 @@ export async function createContext(config: Config, database: Database, options:
       })
     : null;
   const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
+  const solanaSigner = liveSolana && (await solanaSignerFrom(config.solana));
+  const solanaPayouts = solanaSigner
+    ? solanaPayoutsOf(db, fullCatalog, liveSolana!.rpcUrls, solanaSigner, {
+        timeoutMs: config.solana.rpcTimeoutMs,
+        maxSignings: config.solana.payoutMaxSignings,
+        atBoundary: options.atPayoutBoundary,
+      })
+    : null;
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
-    liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys())),
+    liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()), solanaPayouts),
   ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
@@ -142,6 +151,6 @@ export async function createContext(config: Config, database: Database, options:
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
-    liveSolana,
+    liveSolana: liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null },
   };
 }
