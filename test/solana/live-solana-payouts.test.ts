@@ -22,7 +22,7 @@ const CONFIRMATIONS = 32;
 const SIGNATURE_FEE = 5_000n;
 
 beforeEach(() => {
-  Object.assign(world.chain.chain, { send: 'take', finalityLag: 0n, priorityFees: [] });
+  Object.assign(world.chain.chain, { send: 'take', finalityLag: 0n, priorityFees: [], forgetful: false });
   world.solUsd = null;
 });
 
@@ -231,6 +231,24 @@ describe('what the node answers to a broadcast', () => {
     world.chain.chain.mine(1);
     await sweep();
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
+    await finalize();
+    await expectPaidOnce(tenant.key, payout, destination);
+  });
+
+  it('"already processed" (a landed transaction sent again to a node whose lookup missed it) counts as taken: processing, then completed once the lookup finds it', async () => {
+    const tenant = await fundedTenant('100', 'USDC');
+    const destination = await freshWallet();
+    const { chain } = world.chain;
+    const payout = await pay(tenant.key, destination, '10', 'USDC');
+    await reaches(tenant.key, payout.id, 'processing');
+    chain.mine(1);
+    chain.forgetful = true;
+    const sent = chain.received.length;
+    await sweep();
+    expect(chain.received.length).toBe(sent + 1);
+    expect(await lastError(payout.id)).toBeNull();
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
+    chain.forgetful = false;
     await finalize();
     await expectPaidOnce(tenant.key, payout, destination);
   });

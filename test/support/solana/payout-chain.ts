@@ -33,7 +33,7 @@ export type SendMode =
   /** takes it into its pool, but the answer is lost (the connection is cut) */
   | 'lose';
 
-export type ChainAnswer = { result: unknown } | { error: { code: number; message: string } } | 'lost';
+export type ChainAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | 'lost';
 
 /**
  * The chain a Solana payout driver talks to, over litesvm (the real programs): block heights the test advances
@@ -54,6 +54,11 @@ export function payoutChain(svm: LiteSVM) {
     finalityLag: 0n,
     /** The micro-lamports per compute unit recent transactions paid, as getRecentPrioritizationFees answers them. */
     priorityFees: [] as bigint[],
+    /**
+     * The node's status lookups miss landed transactions (a node behind the others, or without history yet), and it
+     * answers a landed transaction sent again as preflight does: "already been processed".
+     */
+    forgetful: false,
     /** Every signature sendTransaction was given, in order (with repeats). */
     received: [] as string[],
     get height() {
@@ -118,7 +123,7 @@ export function payoutChain(svm: LiteSVM) {
           return { result: Number(committed(params[0]) + SLOT_OFFSET) };
         case 'getSignatureStatuses': {
           const value = (params[0] as string[]).map((signature) => {
-            const tx = landed.get(signature);
+            const tx = chain.forgetful ? undefined : landed.get(signature);
             if (!tx) return null;
             const final = tx.height <= finalized;
             const err = tx.err && { InstructionError: [0, { Custom: 1 }] };
@@ -132,6 +137,10 @@ export function payoutChain(svm: LiteSVM) {
           const signature = getSignatureFromTransaction(tx);
           chain.received.push(signature);
           if (chain.send === 'refuse') return { error: { code: -32005, message: 'Node is behind by 42 slots' } };
+          if (chain.forgetful && landed.has(signature)) {
+            const message = 'Transaction simulation failed: This transaction has already been processed';
+            return { error: { code: -32002, message, data: { err: 'AlreadyProcessed', logs: [], accounts: null, unitsConsumed: 0 } } };
+          }
           if (chain.send !== 'drop' && !landed.has(signature)) {
             const blockhash = (getCompiledTransactionMessageDecoder().decode(tx.messageBytes) as { lifetimeToken: string }).lifetimeToken;
             pool.set(signature, { tx, blockhash });
