@@ -175,6 +175,27 @@ describe('a transaction that never lands', () => {
     expect(chain.landed(first!.tx_id)).toBeNull();
   });
 
+  it(`fails with proof 'expired' once its last signing (CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS, 3) expired unlanded: funds back, nothing received`, async () => {
+    const tenant = await fundedTenant('100', 'USDC');
+    const before = await available(tenant.organizationId, 'USDC');
+    const destination = await freshWallet();
+    const { chain } = world.chain;
+    chain.send = 'drop';
+    const payout = await pay(tenant.key, destination, '10', 'USDC');
+    await reaches(tenant.key, payout.id, 'processing');
+    for (let signing = 1; signing <= 3; signing++) {
+      const current = (await recorded(payout.id)).at(-1)!;
+      expect(current.signing).toBe(signing);
+      chain.mineUntilFinalizedAbove(BigInt(current.deadline));
+      await sweep();
+    }
+    const done = await statusOf(tenant.key, payout.id);
+    expect(done).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/3 transaction\(s\) expired unlanded/) });
+    expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'expired', 'expired']);
+    expect(await available(tenant.organizationId, 'USDC')).toBe(before);
+    expect(await chain.tokenBalance(destination, USDC_MINT)).toBe(0n);
+  });
+
   it('an open transaction is never followed by another while the finalized height has not passed its deadline, even sent again and again', async () => {
     const tenant = await fundedTenant('100', 'USDC');
     const { chain } = world.chain;
