@@ -238,6 +238,14 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
   };
 }
 
+function solanaSigner(env: NodeJS.ProcessEnv): SolanaConfig['signer'] {
+  if (env.CONNECT_SOLANA_SIGNER_KEY && env.CONNECT_SOLANA_SIGNER_KEY_FILE) {
+    throw new Error('Set one of CONNECT_SOLANA_SIGNER_KEY, CONNECT_SOLANA_SIGNER_KEY_FILE: they are alternative signers of live Solana payouts');
+  }
+  if (env.CONNECT_SOLANA_SIGNER_KEY) return { key: env.CONNECT_SOLANA_SIGNER_KEY };
+  return env.CONNECT_SOLANA_SIGNER_KEY_FILE ? { keyFile: env.CONNECT_SOLANA_SIGNER_KEY_FILE } : null;
+}
+
 function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
   return {
     rpcUrls: rpcUrls(env, SOLANA_RPC_PREFIX),
@@ -248,14 +256,6 @@ function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
     signer: solanaSigner(env),
     payoutMaxSignings: positiveInteger('CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS', env.CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS, 3),
   };
-}
-
-function solanaSigner(env: NodeJS.ProcessEnv): SolanaConfig['signer'] {
-  if (env.CONNECT_SOLANA_SIGNER_KEY && env.CONNECT_SOLANA_SIGNER_KEY_FILE) {
-    throw new Error('Set one of CONNECT_SOLANA_SIGNER_KEY, CONNECT_SOLANA_SIGNER_KEY_FILE: they are alternative signers of live Solana payouts');
-  }
-  if (env.CONNECT_SOLANA_SIGNER_KEY) return { key: env.CONNECT_SOLANA_SIGNER_KEY };
-  return env.CONNECT_SOLANA_SIGNER_KEY_FILE ? { keyFile: env.CONNECT_SOLANA_SIGNER_KEY_FILE } : null;
 }
 
 const TRON_HTTP_PREFIX = 'CONNECT_TRON_HTTP_';
