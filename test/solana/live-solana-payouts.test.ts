@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { address } from '@solana/kit';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
@@ -6,6 +7,7 @@ import { TOKEN_ACCOUNT_RENT_LAMPORTS } from '../../src/providers/chains/solana/s
 import { solanaSigner } from '../../src/providers/chains/solana/signer.js';
 import { verifyLedger } from '../../src/use-cases/ledger.js';
 import type { PayoutObject } from '../support/evm/live-payouts.js';
+import { json } from '../support/partner.js';
 import { USDC_MINT, USDT_MINT } from '../support/solana/rpc-world.js';
 import { freshWallet, keygenFile, recordedTxs, useSolanaPayoutWorld } from '../support/solana/live-payouts.js';
 import { tronPayoutKit } from '../support/tron/live-payouts.js';
@@ -101,6 +103,28 @@ describe('a live USDC payout on Solana goes out once and completes at finalized'
   });
 });
 
+describe('the quote', () => {
+  it("charges the table's fee, plus the token account's rent at the SOL price only when the destination has no token account (a node that does not answer: the rent)", async () => {
+    const tenant = await fundedTenant('100', 'USDC');
+    const quote = async (destination: string) => {
+      const res = await world.t.call(tenant.key, 'POST', '/payouts/quote', {
+        body: { asset: 'USDC', amount: '10', destination, network_hint: 'solana' },
+        idempotencyKey: randomUUID(),
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return json<{ fee_total_usd: string; user_sends: string }>(res);
+    };
+    const holder = await freshWallet();
+    await world.chain.payToken(holder, USDC_MINT, 0n);
+    expect(await quote(holder)).toMatchObject({ fee_total_usd: '0.01', user_sends: '10.01' });
+    // 2,039,280 lamports at $150 a SOL: $0.305892.
+    expect(await quote(await freshWallet())).toMatchObject({ fee_total_usd: '0.315892', user_sends: '10.315892' });
+    const driver = new SolanaDriver(world.t.ctx.catalog, new Map([['solana', 'http://127.0.0.1:9/']]), await solanaSigner((await keygenFile()).json), 1_000);
+    expect(await driver.accountCreationCost('solana', 'USDC', holder)).toBe('0.00203928');
+    expect(await driver.accountCreationCost('solana', 'SOL', holder)).toBe('0');
+  });
+});
+
 describe('SOL payouts', () => {
   it('a System transfer to a wallet that has no account yet (the amount above the rent-exempt minimum) lands and completes', async () => {
     const tenant = await fundedTenant('5', 'SOL');
@@ -125,14 +149,18 @@ describe('SOL payouts', () => {
 });
 
 describe('refused before anything is signed', () => {
-  it('a fee above what the quote charged (SOL dearer since the quote, the rent of a token account to create): failed at once (nothing_signed), nothing recorded or sent, funds back', async () => {
+  it('a fee above what the quote charged (a priority fee at its bound, SOL dear): failed at once (nothing_signed), nothing recorded or sent, funds back', async () => {
     const tenant = await fundedTenant('100', 'USDC');
     const before = await available(tenant.organizationId, 'USDC');
+    const destination = await freshWallet();
+    await world.chain.payToken(destination, USDC_MINT, 0n);
     const sent = world.chain.chain.received.length;
     world.solUsd = '1000';
-    const payout = await pay(tenant.key, await freshWallet(), '10', 'USDC');
+    world.chain.chain.priorityFees = [2_000_000n];
+    const payout = await pay(tenant.key, destination, '10', 'USDC');
     await reaches(tenant.key, payout.id, 'failed');
-    expect((await statusOf(tenant.key, payout.id)).failure_reason).toMatch(/2044280 lamports\) is above what the quote charged \(450000 lamports\)/);
+    // 5,000 + 1,000,000 µlamports (the bound) × 40,000 units; the quote's $0.01 is 10,000 lamports at $1,000 a SOL.
+    expect((await statusOf(tenant.key, payout.id)).failure_reason).toMatch(/\(45000 lamports\) is above what the quote charged \(10000 lamports\)/);
     expect(await recorded(payout.id)).toEqual([]);
     expect(world.chain.chain.received.length).toBe(sent);
     expect(await available(tenant.organizationId, 'USDC')).toBe(before);

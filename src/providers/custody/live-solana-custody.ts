@@ -2,8 +2,8 @@ import { DomainError } from '../../domain/errors.js';
 import type { Database } from '../../store/database.js';
 import { allocateOwner } from '../../store/solana-owners.js';
 import type { CustodyProvider } from './custody-provider.js';
-import type { ExpiringPayouts } from './expiring-payouts.js';
 import { liveCustody } from './live-custody.js';
+import type { solanaPayouts } from './solana-payouts.js';
 
 /**
  * Live custody on Solana networks where the operator holds the keys offline: each deposit address is an owner
@@ -12,7 +12,7 @@ import { liveCustody } from './live-custody.js';
  * which the payer's wallet creates. Payouts go out from the hot wallet through `payouts` (the expiring-payout engine
  * over the Solana driver); without one (no CONNECT_SOLANA_SIGNER_KEY_FILE) they are refused.
  */
-export function liveSolanaCustody(db: Database, networks: ReadonlySet<string>, payouts: ExpiringPayouts | null = null): CustodyProvider {
+export function liveSolanaCustody(db: Database, networks: ReadonlySet<string>, payouts: ReturnType<typeof solanaPayouts> | null = null): CustodyProvider {
   return {
     networks,
     payoutRefusal: (network) =>
@@ -21,7 +21,8 @@ export function liveSolanaCustody(db: Database, networks: ReadonlySet<string>, p
         : payouts
           ? null
           : `Live payouts on ${network} need a hot wallet: set CONNECT_SOLANA_SIGNER_KEY_FILE (see docs/live-solana.md); this deployment takes deposits there, and sends no payout.`,
-    advancePayout: (request) => (payouts ? payouts.advance(request) : liveCustody.advancePayout(request)),
+    advancePayout: (request) => (payouts ? payouts.engine.advance(request) : liveCustody.advancePayout(request)),
+    payoutSurcharge: async (network, asset, destination) => (payouts ? payouts.driver.accountCreationCost(network, asset, destination) : '0'),
     async createDepositAddress(request) {
       if (!networks.has(request.network)) {
         throw new DomainError('provider_unavailable', `Live deposits on ${request.network} are not configured on this deployment.`);

@@ -20,7 +20,7 @@ import type { Database } from '../../store/database.js';
 import { solanaSigner, solanaSignerFromFile } from '../chains/solana/signer.js';
 import { signSolPayout } from '../chains/solana/sol-payout-transaction.js';
 import { hidingUrl } from '../chains/solana/solana-rpc.js';
-import { splPayoutMaxCostLamports, type PriorityFee } from '../chains/solana/spl-payout-fee.js';
+import { splPayoutMaxCostLamports, TOKEN_ACCOUNT_RENT_LAMPORTS, type PriorityFee } from '../chains/solana/spl-payout-fee.js';
 import { signSplPayout, type SignedSplPayout } from '../chains/solana/spl-payout-transaction.js';
 import type { PayoutRequest } from './custody-provider.js';
 import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
@@ -150,6 +150,26 @@ export class SolanaDriver implements ExpiringChainDriver {
     };
   }
 
+  /**
+   * The rent (in SOL) a token payout to `destination` pays on top when the destination has no token account for the
+   * mint, as the quote prices it; zero for SOL and for an existing account. A node that does not answer makes it the
+   * rent: a quote may charge too much, never too little.
+   */
+  async accountCreationCost(network: string, asset: string, destination: string): Promise<string> {
+    const pair = this.catalog.pair(asset, network);
+    if (!pair?.token_contract) return '0';
+    const rent = new Decimal(TOKEN_ACCOUNT_RENT_LAMPORTS.toString()).dividedBy(LAMPORTS_PER_SOL).toFixed();
+    const { rpc, call } = this.node(network);
+    const mint = address(pair.token_contract);
+    try {
+      const [tokenAccount] = await findAssociatedTokenPda({ owner: address(destination), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+      const { value } = await call('getAccountInfo', (abortSignal) => rpc.getAccountInfo(tokenAccount, { commitment: 'confirmed', encoding: 'base64' }).send({ abortSignal }));
+      return value === null ? rent : '0';
+    } catch {
+      return rent;
+    }
+  }
+
   async broadcast(network: string, raw: string): Promise<{ accepted: true } | { accepted: false; reason: string }> {
     const { rpc, call } = this.node(network);
     const wire = getBase64Decoder().decode(hexToBytes(raw)) as Base64EncodedWireTransaction;
@@ -190,15 +210,16 @@ export interface SolanaPayoutOptions extends ExpiringPayoutOptions {
   timeoutMs: number;
 }
 
-/** Live Solana payouts from the hot wallet: the expiring-payout engine over the Solana driver. */
+/** Live Solana payouts from the hot wallet: the expiring-payout engine over the Solana driver, and the driver itself (for quotes). */
 export function solanaPayouts(
   db: Database,
   catalog: Catalog,
   rpcUrls: ReadonlyMap<string, string>,
   signer: KeyPairSigner,
   options: SolanaPayoutOptions,
-): ExpiringPayouts {
-  return new ExpiringPayouts(db, catalog, new SolanaDriver(catalog, rpcUrls, signer, options.timeoutMs), options);
+): { engine: ExpiringPayouts; driver: SolanaDriver } {
+  const driver = new SolanaDriver(catalog, rpcUrls, signer, options.timeoutMs);
+  return { engine: new ExpiringPayouts(db, catalog, driver, options), driver };
 }
 
 /** The hot wallet the settings name (src/config.ts), or null without one. */
