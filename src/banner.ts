@@ -50,7 +50,7 @@ export function banner({ base, database, demo, token, metricsUrl, live }: Banner
 /** The live path in a few lines: an operator sees at once whether the settings meant for it were read. */
 function liveLines({ networks, watchers, payout_signer: signer, solana_owner_pools: pools, solana_payout_signer: solanaSigner }: LiveSummary): string[] {
   const served = Object.entries(networks);
-  if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md sets them up)'];
+  if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md and docs/live-tron.md set them up)'];
   const watched = watchers.length ? `watched here: ${watchers.join(', ')}` : 'watched by worker processes';
   return [
     `  Live networks:   ${served.map(([network, rpc]) => `${network} (${rpc})`).join(', ')}; ${watched}`,

@@ -71,6 +71,8 @@ export interface Config {
   evm: EvmConfig;
   /** The live path on Solana networks (docs/live-solana.md). */
   solana: SolanaConfig;
+  /** Live deposits on Tron (docs/live-tron.md); its watchers tick, batch and keep reorg windows as `evm` says. */
+  tron: TronConfig;
   /** How live payouts are worked on (docs/money-out.md, "Live payouts: states and leases"). */
   livePayouts: { leaseSeconds: number; recheckSeconds: number; sweepLimit: number };
   /** Live payouts on Tron (docs/live-tron.md, "Payouts"). */
@@ -130,8 +132,16 @@ export interface SolanaConfig {
 
 export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: string; address: string };
 
+export interface TronConfig {
+  /** The operator's BIP-32 extended public key of the Tron account (`m/44'/195'/0'`); every live Tron deposit address derives from it. */
+  xpub: string | undefined;
+  /** The node's Ethereum-compatible JSON-RPC endpoint (`…/jsonrpc`) per catalog network code; a network is live only with one. */
+  rpcUrls: Readonly<Record<string, string>>;
+}
+
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
 const SOLANA_RPC_PREFIX = 'CONNECT_SOLANA_RPC_';
+const TRON_RPC_PREFIX = 'CONNECT_TRON_RPC_';
 
 export interface ListenAddress {
   host: string;
@@ -206,6 +216,15 @@ function rpcUrls(env: NodeJS.ProcessEnv, prefix: string): Record<string, string>
   return urls;
 }
 
+/** The xpub every live address of a family derives from: required as soon as one of its networks has an RPC URL. */
+function xpubFor(env: NodeJS.ProcessEnv, variable: string, urls: Record<string, string>, prefix: string): string | undefined {
+  const xpub = env[variable] || undefined;
+  if (Object.keys(urls).length > 0 && xpub === undefined) {
+    throw new Error(`${Object.keys(urls).map((n) => prefix + n.toUpperCase().replaceAll('-', '_')).join(', ')} set without ${variable}: live deposit addresses derive from it`);
+  }
+  return xpub;
+}
+
 function evmSigner(env: NodeJS.ProcessEnv): EvmSignerConfig | null {
   const given = (['CONNECT_EVM_SIGNER_KEY', 'CONNECT_EVM_SIGNER_KEY_FILE', 'CONNECT_EVM_SIGNER_URL'] as const).filter((name) => env[name]);
   if (given.length > 1) throw new Error(`Set one of ${given.join(', ')}: they are alternative signers of live payouts`);
@@ -221,12 +240,8 @@ function evmSigner(env: NodeJS.ProcessEnv): EvmSignerConfig | null {
 
 function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
   const urls = rpcUrls(env, EVM_RPC_PREFIX);
-  const xpub = env.CONNECT_EVM_XPUB || undefined;
-  if (Object.keys(urls).length > 0 && xpub === undefined) {
-    throw new Error(`${Object.keys(urls).map((n) => EVM_RPC_PREFIX + n.toUpperCase()).join(', ')} set without CONNECT_EVM_XPUB: live deposit addresses derive from it`);
-  }
   return {
-    xpub,
+    xpub: xpubFor(env, 'CONNECT_EVM_XPUB', urls, EVM_RPC_PREFIX),
     rpcUrls: urls,
     pollSeconds: positiveInteger('CONNECT_EVM_POLL_SECONDS', env.CONNECT_EVM_POLL_SECONDS, 5),
     batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
@@ -263,14 +278,6 @@ const TRON_HTTP_PREFIX = 'CONNECT_TRON_HTTP_';
 const TRON_MAX_EXPIRATION_SECONDS = 24 * 60 * 60;
 
 function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
-  const httpUrls: Record<string, string> = {};
-  for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith(TRON_HTTP_PREFIX) || !raw) continue;
-    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
-    // Not echoed: node URLs often carry an API key.
-    if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${name} must be an http(s) URL of a Tron node's HTTP API`);
-    httpUrls[name.slice(TRON_HTTP_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
-  }
   if (env.CONNECT_TRON_SIGNER_KEY && env.CONNECT_TRON_SIGNER_KEY_FILE) {
     throw new Error('Set one of CONNECT_TRON_SIGNER_KEY, CONNECT_TRON_SIGNER_KEY_FILE: they are alternative signers of live Tron payouts');
   }
@@ -282,12 +289,17 @@ function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
   const expirationSeconds = positiveInteger('CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS', env.CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS, 120);
   if (expirationSeconds > TRON_MAX_EXPIRATION_SECONDS) throw new Error(`CONNECT_TRON_PAYOUT_EXPIRATION_SECONDS must be at most ${TRON_MAX_EXPIRATION_SECONDS}`);
   return {
-    httpUrls,
+    httpUrls: rpcUrls(env, TRON_HTTP_PREFIX),
     signer,
     timeoutMs: positiveInteger('CONNECT_TRON_PAYOUT_TIMEOUT_MS', env.CONNECT_TRON_PAYOUT_TIMEOUT_MS, 10_000),
     expirationSeconds,
     maxSignings: positiveInteger('CONNECT_TRON_PAYOUT_MAX_SIGNINGS', env.CONNECT_TRON_PAYOUT_MAX_SIGNINGS, 3),
   };
+}
+
+function tronConfig(env: NodeJS.ProcessEnv): TronConfig {
+  const urls = rpcUrls(env, TRON_RPC_PREFIX);
+  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -356,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: positiveInteger('CONNECT_REQUEST_TIMEOUT_MS', env.CONNECT_REQUEST_TIMEOUT_MS, 10_000),
     evm: evmConfig(env),
     solana: solanaConfig(env),
+    tron: tronConfig(env),
     livePayouts: {
       leaseSeconds: positiveInteger('CONNECT_PAYOUT_LEASE_SECONDS', env.CONNECT_PAYOUT_LEASE_SECONDS, 120),
       recheckSeconds: integer('CONNECT_PAYOUT_RECHECK_SECONDS', env.CONNECT_PAYOUT_RECHECK_SECONDS, 5),

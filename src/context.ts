@@ -26,6 +26,9 @@ import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
 import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
 import { solanaPayouts as solanaPayoutsOf, solanaSignerFrom } from './providers/custody/solana-payouts.js';
+import { liveTronFrom } from './providers/chains/live-tron.js';
+import { liveTronCustody } from './providers/custody/live-tron-custody.js';
+import { tronPayoutsFrom } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -106,9 +109,12 @@ export async function createContext(config: Config, database: Database, options:
         atBoundary: options.atPayoutBoundary,
       })
     : null;
+  const liveTron = liveTronFrom(config.tron, config.tronPayouts.httpUrls, fullCatalog);
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
     liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()), solanaPayouts),
+    liveTron &&
+      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronPayoutsFrom(db, fullCatalog, config.tronPayouts, liveTron.apiUrls, options.atPayoutBoundary)),
   ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
@@ -152,5 +158,6 @@ export async function createContext(config: Config, database: Database, options:
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
     liveSolana: liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null },
+    liveTron,
   };
 }

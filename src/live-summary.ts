@@ -3,6 +3,7 @@ import type { LiveEvm } from './providers/chains/live-evm.js';
 import type { LiveSolana } from './providers/chains/solana/live-solana.js';
 import type { Sql } from './store/database.js';
 import { freeOwners } from './store/solana-owners.js';
+import type { LiveTron } from './providers/chains/live-tron.js';
 
 /**
  * What the live path of this process runs with, as the start-up banner and `GET /readyz` tell it. /readyz is
@@ -10,7 +11,7 @@ import { freeOwners } from './store/solana-owners.js';
  * API keys in the user part, the path or the query.
  */
 export interface LiveSummary {
-  /** Live networks (EVM, then Solana): each one's JSON-RPC endpoint, redacted. */
+  /** Live networks (EVM, then Solana, then Tron): each one's JSON-RPC endpoint, redacted. */
   networks: Record<string, string>;
   /** Networks whose chain watcher this process runs; none when worker processes run them (CONNECT_WORKERS=off). */
   watchers: string[];
@@ -29,8 +30,8 @@ export function redactUrl(raw: string): string {
   return `${url.origin}${more ? '/…' : ''}`;
 }
 
-export function liveSummary(config: Config, liveEvm: LiveEvm | null, liveSolana: LiveSolana | null = null): LiveSummary {
-  const networks = [...(liveEvm?.rpcUrls ?? []), ...(liveSolana?.rpcUrls ?? [])];
+export function liveSummary(config: Config, liveEvm: LiveEvm | null, liveSolana: LiveSolana | null = null, liveTron: LiveTron | null = null): LiveSummary {
+  const networks = [...(liveEvm?.rpcUrls ?? []), ...(liveSolana?.rpcUrls ?? []), ...(liveTron?.rpcUrls ?? [])];
   const signer = config.evm.signer;
   return {
     networks: Object.fromEntries(networks.map(([network, url]) => [network, redactUrl(url)])),

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   // Last: whoever reads it may signal at once, and the handlers above must be in place by then.
   process.stdout.write(
-    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null, live: await withOwnerPools(liveSummary(config, ctx.liveEvm, ctx.liveSolana), db, ctx.liveSolana) }),
+    banner({ base, database: { kind: db.kind, dataDir: config.dataDir }, demo, token, metricsUrl: metricsListener?.url ?? null, live: await withOwnerPools(liveSummary(config, ctx.liveEvm, ctx.liveSolana, ctx.liveTron), db, ctx.liveSolana) }),
   );
 }
 

@@ -69,21 +69,28 @@ describe('catalog', () => {
     expect(() => Catalog.load(file)).toThrow(/more than 6 decimals/);
   });
 
-  it('every EVM network names its chain id, and no other network has one', () => {
-    expect(catalog.data.networks.filter((n) => n.address_format === 'evm').map((n) => [n.code, n.chain_id])).toEqual([
+  it('every EVM and Tron network names the chain id its node answers to eth_chainId; Solana and Bitcoin have none', () => {
+    expect(catalog.data.networks.map((n) => [n.code, n.chain_id])).toEqual([
       ['ethereum', 1],
       ['polygon', 137],
       ['base', 8453],
       ['arbitrum', 42161],
+      // java-tron: the last 4 bytes of the genesis block id, 0x2b6653dc on mainnet.
+      ['tron', 0x2b6653dc],
+      ['solana', null],
+      ['bitcoin', null],
     ]);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-')), 'catalog.json');
-    const noChain = structuredClone(catalog.data);
-    noChain.networks.find((n) => n.code === 'base')!.chain_id = null;
-    fs.writeFileSync(file, JSON.stringify(noChain));
-    expect(() => Catalog.load(file)).toThrow('Catalog: base needs a chain_id (it is an EVM network)');
-    const tronChain = structuredClone(catalog.data);
-    tronChain.networks.find((n) => n.code === 'tron')!.chain_id = 728126428;
-    fs.writeFileSync(file, JSON.stringify(tronChain));
-    expect(() => Catalog.load(file)).toThrow('Catalog: tron needs a chain_id of null (it is not an EVM network)');
+    const loadWith = (code: string, chainId: number | null) => {
+      const edited = structuredClone(catalog.data);
+      edited.networks.find((n) => n.code === code)!.chain_id = chainId;
+      fs.writeFileSync(file, JSON.stringify(edited));
+      return () => Catalog.load(file);
+    };
+    expect(loadWith('base', null)).toThrow('Catalog: base needs a chain_id (its evm node answers eth_chainId)');
+    expect(loadWith('tron', null)).toThrow('Catalog: tron needs a chain_id (its tron node answers eth_chainId)');
+    expect(loadWith('solana', 1)).toThrow('Catalog: solana needs a chain_id of null (solana has none)');
+    // Nile, Tron's test network, is a catalog edit away: its chain id is above 2^31.
+    expect(loadWith('tron', 0xcd8690dc)).not.toThrow();
   });
 });

@@ -134,7 +134,7 @@ describe('one search box finds any identifier, across organizations and modes', 
 
   it('every lookup of the search is backed by an index that starts with what is looked up', async () => {
     // Every term is also looked up as an external_ref, a hash and an address.
-    const always = ['profiles_external_ref_idx', 'transactions_tx_hash_idx', 'payouts_tx_hash_idx', 'evm_signed_txs_pkey', 'deposit_addresses_address_idx'];
+    const always = ['profiles_external_ref_idx', 'transactions_tx_hash_idx', 'payouts_tx_hash_idx', 'evm_signed_txs_pkey', 'expiring_payout_txs_tx_id_key', 'deposit_addresses_address_idx'];
     const terms = {
       [USER]: always,
       ABCDE: [...always, 'payment_intents_ref_code_(key|idx)'],

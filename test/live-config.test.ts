@@ -8,6 +8,7 @@ import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js
 import { parseExposition, valueOf } from './support/metrics.js';
 import { errorOf } from './support/partner.js';
 import { EVM_DESTINATION, executePayout, quotePayout } from './support/payouts.js';
+import { TEST_TRON_XPUB } from './support/tron/xpub.js';
 
 // Port 9 (discard): nothing here calls the endpoint; what matters is that its credentials never show.
 const RPC_WITH_SECRETS = 'http://user:rpc-password@127.0.0.1:9/v2/rpc-path-key?apikey=rpc-query-key';
@@ -33,7 +34,7 @@ const bannerOf = (t: TestApp) =>
     demo: null,
     token: { token: 'x'.repeat(32), origin: 'environment' },
     metricsUrl: null,
-    live: liveSummary(t.ctx.config, t.ctx.liveEvm),
+    live: liveSummary(t.ctx.config, t.ctx.liveEvm, t.ctx.liveSolana, t.ctx.liveTron),
   });
 
 describe('live configuration, visible and never secret', () => {
@@ -66,6 +67,30 @@ describe('live configuration, visible and never secret', () => {
     expect(signed).toContain(`  Payout signer:   ${HOT_WALLET} (key)\n`);
     for (const secret of SECRETS) expect(signed).not.toContain(secret);
     expect(bannerOf(withoutSigner)).toContain('  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)\n');
+  });
+
+  it('Tron networks show beside EVM ones, their endpoints cut to the origin, their watchers listed', async () => {
+    const tronRpc = 'http://user:rpc-password@127.0.0.1:9/rpc-path-key/jsonrpc?apikey=rpc-query-key';
+    const both = await startTestApp(
+      { evm: loadConfig(liveEnv).evm, tron: loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: tronRpc }).tron },
+      withSigner.testDb,
+    );
+    try {
+      const body = await readyz(both);
+      expect(JSON.parse(body).live).toEqual({
+        networks: { ethereum: 'http://127.0.0.1:9/…', tron: 'http://127.0.0.1:9/…' },
+        watchers: ['ethereum', 'tron'],
+        payout_signer: null,
+      });
+      const text = bannerOf(both);
+      expect(text).toContain('  Live networks:   ethereum (http://127.0.0.1:9/…), tron (http://127.0.0.1:9/…); watched here: ethereum, tron\n');
+      for (const secret of SECRETS) {
+        expect(body).not.toContain(secret);
+        expect(text).not.toContain(secret);
+      }
+    } finally {
+      await both.close();
+    }
   });
 
   it('the banner says when no live network is configured', async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
 import { recordSigned } from '../src/store/expiring-payouts.js';
+import { searchObjects } from '../src/store/search.js';
 import { newLease } from '../src/store/payout-leases.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { PayoutObject } from './support/evm/live-payouts.js';
@@ -134,6 +135,8 @@ describe('a transaction that never lands', () => {
     ]);
     await finalize();
     await expectPaidOnce(tenant.key, payout, destination);
+    // The operator's search finds the payout by the id of its expired transaction too.
+    expect(await searchObjects(world.t.db, first)).toEqual([expect.objectContaining({ kind: 'payout', id: payout.id })]);
   });
 
   it(`fails with proof 'expired' after its last signing expired unlanded, funds back, nothing received`, async () => {

@@ -13,7 +13,9 @@ export const NetworkSchema = Type.Object(
     address_format: Type.Union([Type.Literal('evm'), Type.Literal('tron'), Type.Literal('solana'), Type.Literal('bitcoin')]),
     native_asset: Type.String(),
     chain_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-      description: 'EIP-155 chain id of an EVM network (what wallets sign for); null for other networks.',
+      description:
+        "The chain id a network's JSON-RPC endpoint answers to eth_chainId: EIP-155 for an EVM network (what wallets sign for), " +
+        'the last 4 bytes of the genesis block id for Tron; null for Solana and Bitcoin.',
     }),
   },
   { additionalProperties: false },
@@ -64,6 +66,9 @@ export type Network = Static<typeof NetworkSchema>;
 
 const DEFAULT_CATALOG = new URL('./catalog.json', import.meta.url);
 
+/** Address formats whose nodes serve Ethereum's JSON-RPC, so each such network names the chain id its endpoint must answer. */
+const JSON_RPC_FORMATS: ReadonlySet<Network['address_format']> = new Set(['evm', 'tron']);
+
 /** The assets, networks and fiat currencies this deployment supports; loaded from data, checked at start. */
 export class Catalog {
   /**
@@ -92,8 +97,11 @@ export class Catalog {
     const data = raw as CatalogData;
     for (const network of data.networks) {
       // Live watchers and payouts check their JSON-RPC endpoint serves this chain: money never moves on another.
-      if ((network.address_format === 'evm') !== (network.chain_id !== null)) {
-        throw new Error(`Catalog: ${network.code} needs a chain_id ${network.address_format === 'evm' ? '(it is an EVM network)' : 'of null (it is not an EVM network)'}`);
+      const servedOverJsonRpc = JSON_RPC_FORMATS.has(network.address_format);
+      if (servedOverJsonRpc !== (network.chain_id !== null)) {
+        throw new Error(
+          `Catalog: ${network.code} needs a chain_id ${servedOverJsonRpc ? `(its ${network.address_format} node answers eth_chainId)` : `of null (${network.address_format} has none)`}`,
+        );
       }
     }
     const networks = new Set(data.networks.map((n) => n.code));

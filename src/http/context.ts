@@ -6,6 +6,7 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import type { LiveEvm } from '../providers/chains/live-evm.js';
 import type { LiveSolana } from '../providers/chains/solana/live-solana.js';
+import type { LiveTron } from '../providers/chains/live-tron.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { WebhookTransport } from '../providers/webhooks/transport.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -59,6 +60,8 @@ export interface AppContext {
   liveEvm: LiveEvm | null;
   /** Live Solana networks and their endpoints; null: live keys are offered no Solana network. */
   liveSolana: LiveSolana | null;
+  /** The live Tron setup (xpub, JSON-RPC endpoints), null when live Tron is not configured (docs/live-tron.md). */
+  liveTron: LiveTron | null;
 }
 
 export type App = FastifyInstance<

@@ -13,8 +13,8 @@ type Check = { name: 'database' | 'migrations' | 'workers'; ok: boolean; detail:
  * tenant. /livez: the process answers. /readyz: it can serve (database, schema, background work), 503 naming
  * the failing part otherwise, and what the live path runs with (whether an instance got the settings meant for it).
  */
-export function probeRoutes(app: App, { db, config, liveEvm, liveSolana }: AppContext, workers: WorkerStatus): void {
-  const live = liveSummary(config, liveEvm, liveSolana);
+export function probeRoutes(app: App, { db, config, liveEvm, liveSolana, liveTron }: AppContext, workers: WorkerStatus): void {
+  const live = liveSummary(config, liveEvm, liveSolana, liveTron);
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply: FastifyReply) => {

@@ -51,7 +51,10 @@ export interface WatchedAddress {
   address: string;
 }
 
-/** The live deposit addresses on `network` among `addresses` (any case). */
+/**
+ * The live deposit addresses on `network` among `addresses`, in any case (the index is on lower(address)): base58
+ * is case-sensitive, so the caller keeps those that are exactly the address it looked for.
+ */
 export function findLiveAddresses(sql: Sql, network: string, addresses: string[]): Promise<WatchedAddress[]> {
   if (addresses.length === 0) return Promise.resolve([]);
   return sql.query<WatchedAddress>(

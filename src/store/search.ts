@@ -60,6 +60,8 @@ export async function searchObjects(sql: Sql, query: string): Promise<Found[]> {
       'tx_hash',
       'o.id = (SELECT n.payout_id FROM evm_signed_txs s JOIN evm_payout_txs n ON n.id = s.nonce_id WHERE s.tx_hash = lower($1))',
     ),
+    // Every transaction signed for a payout on a chain without nonces, the expired ones too (migration 020).
+    branch('payout', 'tx_hash', 'o.id = (SELECT e.payout_id FROM expiring_payout_txs e WHERE e.tx_id = lower($1))'),
     branch('address', 'address', 'lower(o.address) = lower($1)'),
   ];
   if (isRefCode(query.toUpperCase())) branches.push(branch('payment_intent', 'ref_code', 'o.ref_code = upper($1)'));

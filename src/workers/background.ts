@@ -4,19 +4,25 @@ import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
+import { tronTransactionKind } from '../providers/chains/tron/http-api.js';
+import { tronChainReader } from '../providers/chains/tron/json-rpc-reader.js';
 import { EvmWatcher } from './evm-watcher.js';
 import { runPeriodically } from './periodic.js';
 import { solanaWatchers } from './solana-watchers.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
-/** One watcher per live EVM network (docs/live-evm.md). */
+/** One watcher per live EVM or Tron network (docs/live-evm.md, docs/live-tron.md). */
 export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatcher[] {
   const { config } = ctx;
-  return [...(ctx.liveEvm?.rpcUrls ?? [])].map(
-    ([network, url]) =>
+  const readers = [
+    ...[...(ctx.liveEvm?.rpcUrls ?? [])].map(([network, url]) => [network, rpcChainReader(url)] as const),
+    ...[...(ctx.liveTron?.rpcUrls ?? [])].map(([network, url]) => [network, tronChainReader(url, tronTransactionKind(ctx.liveTron!.apiUrls.get(network)!))] as const),
+  ];
+  return readers.map(
+    ([network, reader]) =>
       new EvmWatcher(
         ctx.db,
-        rpcChainReader(url),
+        reader,
         ctx.catalog,
         ctx.clock,
         async () => ({ snapshot: await ctx.prices.current(), maxAgeSeconds: config.pricesMaxAgeSeconds }),

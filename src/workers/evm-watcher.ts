@@ -22,7 +22,8 @@ export interface EvmWatcherOptions {
 }
 
 /**
- * Follows one EVM network for deposits to live addresses. Each tick: the head; a reorganization check (the
+ * Follows one network served over Ethereum's JSON-RPC (an EVM network, or Tron through its reader that speaks
+ * Tron's addresses) for deposits to live addresses. Each tick: the head; a reorganization check (the
  * last block read must still be on chain); the next blocks up to the batch size, with their native transfers
  * and the catalog tokens' Transfer logs to our addresses; then, in one transaction that first re-checks the
  * cursor under its row lock (so of several watchers exactly one commits a range), the blocks, the transfers as
@@ -162,12 +163,12 @@ export class EvmWatcher {
     return { blocks: blocks.map((b) => ({ number: b!.number, hash: b!.hash })), deposits };
   }
 
-  /** Catalog token contracts on this network (lowercase) → asset code. */
+  /** Catalog token contracts on this network (normalized by the reader) → asset code. */
   private tokens(): Map<string, string> {
     const tokens = new Map<string, string>();
     for (const asset of this.catalog.data.assets) {
       const contract = asset.networks.find((n) => n.network === this.options.network)?.token_contract;
-      if (contract) tokens.set(contract.toLowerCase(), asset.code);
+      if (contract) tokens.set(this.chain.normalize(contract), asset.code);
     }
     return tokens;
   }
@@ -175,12 +176,13 @@ export class EvmWatcher {
   /** The transfers that pay one of our live addresses in the asset it was minted for. */
   private async ours(transfers: EvmTransfer[], tokens: Map<string, string>): Promise<SeenChainDeposit[]> {
     const { network } = this.options;
-    const addresses = await watch.findLiveAddresses(this.db, network, [...new Set(transfers.map((t) => t.to.toLowerCase()))]);
+    const { normalize } = this.chain;
+    const addresses = await watch.findLiveAddresses(this.db, network, [...new Set(transfers.map((t) => normalize(t.to)))]);
     const native = this.catalog.data.networks.find((n) => n.code === network)!.native_asset;
     const deposits: SeenChainDeposit[] = [];
     for (const transfer of transfers) {
-      const asset = transfer.token === null ? native : tokens.get(transfer.token.toLowerCase())!;
-      const recipients = addresses.filter((a) => a.address.toLowerCase() === transfer.to.toLowerCase());
+      const asset = transfer.token === null ? native : tokens.get(normalize(transfer.token))!;
+      const recipients = addresses.filter((a) => normalize(a.address) === normalize(transfer.to));
       const address = recipients.find((a) => a.asset === asset);
       if (!address) {
         if (recipients.length > 0) {

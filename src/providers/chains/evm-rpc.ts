@@ -32,8 +32,16 @@ export interface EvmChainReader {
   block(number: bigint): Promise<EvmBlock | null>;
   /** ERC-20 `Transfer` logs of `tokens` in the blocks `from`..`to`, inclusive. */
   tokenTransfers(tokens: readonly string[], from: bigint, to: bigint): Promise<EvmTransfer[]>;
-  /** Whether the transaction executed (a reverted one moved no value). */
+  /**
+   * Whether the native transfer the reader reported moved that value: the transaction executed (a reverted one
+   * moved nothing), and on Tron it is a TRX transfer, not a TRC-10 one reported alike.
+   */
   succeeded(txHash: string): Promise<boolean>;
+  /**
+   * The one spelling of an address that matching compares: lowercase on EVM, where EIP-55 casing is only a
+   * checksum; the address itself where case is part of it (Tron's base58).
+   */
+  normalize(address: string): string;
 }
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
@@ -83,5 +91,6 @@ export function rpcChainReader(url: string): EvmChainReader {
       const receipt = await client.getTransactionReceipt({ hash: txHash as `0x${string}` });
       return receipt.status === 'success';
     }),
+    normalize: (address) => address.toLowerCase(),
   };
 }

@@ -2,6 +2,7 @@ import type { EvmConfig, EvmSignerConfig } from '../../config.js';
 import type { Catalog } from '../../domain/catalog.js';
 import { localSigner, remoteSigner, signerKeyFromFile, type EvmSigner } from './evm-signer.js';
 import { EvmXpub } from './evm-xpub.js';
+import { rpcNetworks } from './rpc-networks.js';
 
 /** The live EVM setup a deployment runs with: the xpub and the networks that have a JSON-RPC endpoint. */
 export interface LiveEvm {
@@ -20,13 +21,7 @@ function signerFrom(config: EvmSignerConfig, timeoutMs: number): EvmSigner {
 
 /** Checks the EVM settings against the catalog at start; null when no network is configured (live EVM is off). */
 export function liveEvmFrom(config: EvmConfig, catalog: Catalog): LiveEvm | null {
-  const networks = Object.keys(config.rpcUrls);
-  if (networks.length === 0 || config.xpub === undefined) return null;
-  for (const network of networks) {
-    const entry = catalog.data.networks.find((n) => n.code === network);
-    const variable = `CONNECT_EVM_RPC_${network.toUpperCase().replaceAll('-', '_')}`;
-    if (!entry) throw new Error(`${variable} names ${network}, which is not a network of the catalog`);
-    if (entry.address_format !== 'evm') throw new Error(`${variable}: ${network} is not an EVM network (its addresses are ${entry.address_format})`);
-  }
-  return { xpub: EvmXpub.parse(config.xpub), rpcUrls: new Map(Object.entries(config.rpcUrls)), signer: config.signer && signerFrom(config.signer, config.rpcTimeoutMs) };
+  if (Object.keys(config.rpcUrls).length === 0 || config.xpub === undefined) return null;
+  const rpcUrls = rpcNetworks(config.rpcUrls, catalog, 'CONNECT_EVM_RPC_', 'evm', 'an EVM');
+  return { xpub: EvmXpub.parse(config.xpub), rpcUrls, signer: config.signer && signerFrom(config.signer, config.rpcTimeoutMs) };
 }

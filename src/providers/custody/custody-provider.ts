@@ -67,7 +67,8 @@ export type PayoutOutcome =
 /**
  * The step boundaries of a live payout, where a process can stop dead: after the reservation commits, after the
  * nonce is taken, after signing and recording, after the broadcast, after a replacement or cancellation is
- * recorded, after the provider answered and before the outcome is written. Tests kill a payout at each of them.
+ * recorded, after the provider answered and before the outcome is written. Chains without nonces (the expiring-payout
+ * engine) pass `signed` and `broadcast` only. Tests kill a payout at each of them.
  */
 export type PayoutBoundary = 'reserved' | 'nonce-allocated' | 'signed' | 'broadcast' | 'replacement-signed' | 'cancel-signed' | 'outcome';
 

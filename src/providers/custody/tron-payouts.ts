@@ -170,14 +170,18 @@ export function tronPayouts(
   return new ExpiringPayouts(db, catalog, new TronDriver(catalog, httpUrls, signer, options), options);
 }
 
-/** Live Tron payouts as the settings configure them (src/config.ts), or null without a signer or a node. */
+/**
+ * Live Tron payouts as the settings configure them (src/config.ts), through the nodes' HTTP APIs the deposit side
+ * resolved (`apiUrls`, src/providers/chains/live-tron.ts); null without a signer.
+ */
 export function tronPayoutsFrom(
   db: Database,
   catalog: Catalog,
   config: TronPayoutsConfig,
+  apiUrls: ReadonlyMap<string, string>,
   atBoundary?: ExpiringPayoutOptions['atBoundary'],
 ): ExpiringPayouts | null {
-  if (config.signer === null || Object.keys(config.httpUrls).length === 0) return null;
+  if (config.signer === null) return null;
   const signer = 'key' in config.signer ? localTronSigner(config.signer.key) : tronSignerKeyFromFile(config.signer.keyFile);
-  return tronPayouts(db, catalog, new Map(Object.entries(config.httpUrls)), signer, { ...config, atBoundary });
+  return tronPayouts(db, catalog, apiUrls, signer, { ...config, atBoundary });
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App, AppContext } from '../../http/context.js';
-import { errorResponses } from '../../http/schemas.js';
+import { CodeText, errorResponses, RequestText } from '../../http/schemas.js';
 import { importOwnerKeys } from '../../use-cases/solana-owners.js';
 
 /** As many keys as one request may carry: a year of addresses for most deployments, in well under a second. */
@@ -8,12 +8,13 @@ const MAX_KEYS = 10_000;
 
 const OwnerKeys = Type.Object(
   {
-    network: Type.String({ description: 'A Solana network of the catalog, e.g. `solana`.' }),
+    network: CodeText('A Solana network of the catalog, e.g. `solana`.'),
     keys: Type.Array(
       Type.Object(
         {
-          owner: Type.String({ description: 'The base58 ed25519 public key (32 bytes, on the curve).' }),
-          derivation_path: Type.String({ description: "The hardened SLIP-10 path it was derived at, e.g. m/44'/501'/0'/0'." }),
+          // 32 bytes are at most 44 base58 characters.
+          owner: RequestText(44, { description: 'The base58 ed25519 public key (32 bytes, on the curve).' }),
+          derivation_path: RequestText(128, { description: "The hardened SLIP-10 path it was derived at, e.g. m/44'/501'/0'/0'." }),
         },
         { additionalProperties: false },
       ),

@@ -35,13 +35,16 @@ export interface WatchedNetwork {
   anvil: Anvil;
   /** The test token standing in for the catalog's USDC on this network. */
   usdc: Address;
+  /** Catalog token contracts to replace beyond USDC's, by asset, as the catalog spells them (Tron's in base58). */
+  tokens?: Record<string, string>;
 }
 
 /**
- * The shipped catalog with each watched network's chain id replaced by its anvil's, its USDC contract by the
- * test token, and every pair on it needing TEST_CONFIRMATIONS; written to a temporary file for CONNECT_CATALOG_FILE.
+ * The shipped catalog with each watched network's chain id replaced by its anvil's, its USDC contract (and its
+ * other `tokens`) by the test token, and every pair on it needing TEST_CONFIRMATIONS; written to a temporary file
+ * for CONNECT_CATALOG_FILE.
  */
-function testCatalogFile(networks: WatchedNetwork[]): string {
+export function testCatalogFile(networks: WatchedNetwork[]): string {
   const data = structuredClone(Catalog.load().data);
   for (const network of data.networks) {
     const watched = networks.find((n) => n.network === network.code);
@@ -52,7 +55,8 @@ function testCatalogFile(networks: WatchedNetwork[]): string {
       const watched = networks.find((n) => n.network === entry.network);
       if (!watched) continue;
       entry.confirmations_required = TEST_CONFIRMATIONS;
-      if (asset.code === 'USDC') entry.token_contract = watched.usdc;
+      const contract = asset.code === 'USDC' ? watched.usdc : watched.tokens?.[asset.code];
+      if (contract) entry.token_contract = contract;
     }
   }
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'live-evm-catalog-')), 'catalog.json');

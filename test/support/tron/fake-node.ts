@@ -84,6 +84,8 @@ export class FakeTronNode {
   dropBroadcasts = false;
   /** Paths whose next answer is lost: the node does the work, the caller gets no answer. */
   readonly loseNext = new Set<string>();
+  /** Each request's fate: lost before the node sees it, its answer lost after the work, or answered. */
+  decide: (path: string) => 'pass' | 'drop-request' | 'drop-answer' = () => 'pass';
   private server!: http.Server;
   url = '';
 
@@ -187,8 +189,13 @@ export class FakeTronNode {
     const path = req.url ?? '';
     this.calls.set(path, (this.calls.get(path) ?? 0) + 1);
     const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
+    const fate = this.loseNext.delete(path) ? 'drop-answer' : this.decide(path);
+    if (fate === 'drop-request') {
+      res.destroy();
+      return;
+    }
     const answer = this.answer(path, body);
-    if (this.loseNext.delete(path)) {
+    if (fate === 'drop-answer') {
       res.destroy();
       return;
     }

@@ -5,14 +5,13 @@ import { Decimal } from '../../../src/domain/money.js';
 import type { PayoutQuote } from '../../../src/http/resources/payout.js';
 import { tron } from '../../../src/providers/chains/tron/address.js';
 import { localTronSigner } from '../../../src/providers/chains/tron/signer.js';
-import type { CustodyProvider, PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
-import type { ExpiringPayouts } from '../../../src/providers/custody/expiring-payouts.js';
-import { sandboxCustody } from '../../../src/providers/custody/sandbox-custody.js';
-import { tronPayouts, type TronPayoutOptions } from '../../../src/providers/custody/tron-payouts.js';
+import type { TronPayoutsConfig } from '../../../src/config.js';
+import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
 import { startTestApp, type TestApp } from '../app.js';
 import type { PayoutObject } from '../evm/live-payouts.js';
 import { createTenant, creditDirect, extraKey, insertLiveAddress, json } from '../partner.js';
 import { FakeTronNode } from './fake-node.js';
+import { TEST_TRON_XPUB } from './xpub.js';
 
 type Quote = Static<typeof PayoutQuote>;
 
@@ -22,11 +21,12 @@ export const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const HOT_WALLET_KEY = '8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63';
 export const HOT_WALLET = localTronSigner(HOT_WALLET_KEY).address;
 
-/** A fake node serving `tron`, a live app whose Tron payouts are the expiring-payout engine over it. */
+/** A fake node serving `tron`, and a live app configured for it as an operator would (settings, not stand-ins). */
 export interface TronPayoutWorld {
   node: FakeTronNode;
   t: TestApp;
-  payouts: ExpiringPayouts;
+  /** Another process on the same database and node; stopped with the world. */
+  process(): Promise<TestApp>;
 }
 
 /**
@@ -35,33 +35,42 @@ export interface TronPayoutWorld {
  */
 export function useTronPayoutWorld(
   atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>,
-  options: Partial<TronPayoutOptions> = {},
+  options: Partial<TronPayoutsConfig> = {},
 ): TronPayoutWorld {
   const world = {} as TronPayoutWorld;
-  const custody: CustodyProvider = {
-    networks: new Set(['tron']),
-    payoutRefusal: () => null,
-    createDepositAddress: () => Promise.reject(new Error('Tron deposits are not this world\'s')),
-    advancePayout: (request) => world.payouts.advance(request),
+  const processes: TestApp[] = [];
+  /** An app whose live Tron (deposits and payouts) is the world's node, from the settings an operator sets. */
+  const start = (existing?: TestApp['testDb']): Promise<TestApp> =>
+    startTestApp(
+      {
+        // The JSON-RPC is the watcher's, which these tests do not run; the HTTP API is the node's.
+        tron: { xpub: TEST_TRON_XPUB, rpcUrls: { tron: `${world.node.url}/jsonrpc` } },
+        tronPayouts: {
+          httpUrls: { tron: world.node.url },
+          signer: { key: HOT_WALLET_KEY },
+          expirationSeconds: 60,
+          timeoutMs: 2_000,
+          maxSignings: 3,
+          ...options,
+        },
+        // Every sweep looks at every open payout again: tests decide when blocks are produced.
+        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
+      },
+      existing,
+      { atPayoutBoundary: atBoundary },
+    );
+  world.process = async () => {
+    const t = await start(world.t.testDb);
+    processes.push(t);
+    return t;
   };
   beforeAll(async () => {
     world.node = await FakeTronNode.start();
     world.node.mine(1);
-    world.t = await startTestApp(
-      // Every sweep looks at every open payout again: tests decide when blocks are produced.
-      { livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 } },
-      undefined,
-      { custodyFor: (mode) => (mode === 'live' ? custody : sandboxCustody), atPayoutBoundary: atBoundary },
-    );
-    world.payouts = tronPayouts(world.t.db, world.t.ctx.catalog, new Map([['tron', world.node.url]]), localTronSigner(HOT_WALLET_KEY), {
-      expirationSeconds: 60,
-      timeoutMs: 2_000,
-      maxSignings: 3,
-      atBoundary,
-      ...options,
-    });
+    world.t = await start();
   });
   afterAll(async () => {
+    for (const t of processes) await t.close();
     await world.t?.close();
     await world.node?.close();
   });

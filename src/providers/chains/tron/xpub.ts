@@ -1,12 +1,6 @@
 import { encodeAddress } from '../address-codecs.js';
 import { AccountXpub, accountIdOf } from '../account-xpub.js';
 
-/*
- * Foundations only: nothing serves Tron deposits yet. The next phase configures CONNECT_TRON_XPUB and allocates
- * indexes with allocateDerivedAddress under a family of its own ('tron'), as EVM does under 'evm': one counter,
- * no index handed out twice.
- */
-
 /**
  * The operator's extended public key for Tron deposits: the account key at `m/44'/195'/account'` (coin type 195),
  * which TronLink, Ledger and Trust Wallet use. An EVM account xpub (coin type 60) is another key: its addresses

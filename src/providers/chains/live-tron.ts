@@ -1,0 +1,39 @@
+import type { TronConfig } from '../../config.js';
+import type { Catalog } from '../../domain/catalog.js';
+import { rpcNetworks } from './rpc-networks.js';
+import { TronXpub } from './tron/xpub.js';
+
+/** The live Tron setup a deployment runs with: the xpub and the networks that have a JSON-RPC endpoint. */
+export interface LiveTron {
+  xpub: TronXpub;
+  /** Network code → the node's Ethereum-compatible JSON-RPC URL. */
+  rpcUrls: ReadonlyMap<string, string>;
+  /** Network code → the node's HTTP API, which tells TRX transfers from TRC-10 ones. */
+  apiUrls: ReadonlyMap<string, string>;
+}
+
+/**
+ * Checks the Tron settings against the catalog at start; null when no network is configured (live Tron is off).
+ * `httpUrls` are the nodes' HTTP APIs (CONNECT_TRON_HTTP_<NETWORK>, which live Tron payouts use too).
+ */
+export function liveTronFrom(config: TronConfig, httpUrls: Readonly<Record<string, string>>, catalog: Catalog): LiveTron | null {
+  if (Object.keys(config.rpcUrls).length === 0 || config.xpub === undefined) return null;
+  const rpcUrls = rpcNetworks(config.rpcUrls, catalog, 'CONNECT_TRON_RPC_', 'tron', 'a Tron');
+  const apiUrls = new Map([...rpcUrls].map(([network, rpcUrl]) => [network, httpUrls[network] ?? apiUrlOf(network, rpcUrl)]));
+  return { xpub: TronXpub.parse(config.xpub), rpcUrls, apiUrls };
+}
+
+const variableName = (network: string) => network.toUpperCase().replaceAll('-', '_');
+
+/** Providers (TronGrid and most others) serve the HTTP API where the JSON-RPC URL is, without its `/jsonrpc`. */
+function apiUrlOf(network: string, rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  if (!/\/jsonrpc\/?$/.test(url.pathname)) {
+    throw new Error(
+      `CONNECT_TRON_RPC_${variableName(network)} does not end in /jsonrpc: set CONNECT_TRON_HTTP_${variableName(network)} to the node's HTTP API ` +
+        '(TRX deposits are told apart from TRC-10 ones through it)',
+    );
+  }
+  url.pathname = url.pathname.replace(/\/jsonrpc\/?$/, '');
+  return url.toString();
+}
