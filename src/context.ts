@@ -28,7 +28,7 @@ import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
 import { solanaPayouts as solanaPayoutsOf, solanaSignerFrom } from './providers/custody/solana-payouts.js';
 import { liveTronFrom } from './providers/chains/live-tron.js';
 import { liveTronCustody } from './providers/custody/live-tron-custody.js';
-import { tronPayoutsFrom } from './providers/custody/tron-payouts.js';
+import { tronPayouts } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
@@ -109,12 +109,14 @@ export async function createContext(config: Config, database: Database, options:
         atBoundary: options.atPayoutBoundary,
       })
     : null;
-  const liveTron = liveTronFrom(config.tron, config.tronPayouts.httpUrls, fullCatalog);
+  const liveTron = liveTronFrom(config.tron, config.tronPayouts, fullCatalog);
+  const tronHotWallet =
+    liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, atBoundary: options.atPayoutBoundary });
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
     liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()), solanaPayouts),
     liveTron &&
-      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronPayoutsFrom(db, fullCatalog, config.tronPayouts, liveTron.apiUrls, options.atPayoutBoundary)),
+      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronHotWallet ?? null),
   ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);

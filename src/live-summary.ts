@@ -17,6 +17,8 @@ export interface LiveSummary {
   watchers: string[];
   /** The hot wallet that signs live payouts; null: live payouts are refused. */
   payout_signer: { kind: 'key' | 'key_file' | 'remote'; address: string; url?: string } | null;
+  /** The hot wallet of live Tron payouts (its key is a key, or in a key file); null: they are refused. Absent without live Tron. */
+  tron_payout_signer?: { kind: 'key' | 'key_file'; address: string } | null;
   /** Per live Solana network, its owner keys not handed out yet (`low`: below CONNECT_SOLANA_POOL_LOW); absent without one. */
   solana_owner_pools?: Record<string, { free: number; low: boolean }>;
   /** With live Solana: the hot wallet that signs its payouts (its address, never the key); null: they are refused. */
@@ -44,6 +46,7 @@ export function liveSummary(config: Config, liveEvm: LiveEvm | null, liveSolana:
             ...('url' in signer ? { url: redactUrl(signer.url) } : {}),
           }
         : null,
+    ...(liveTron && { tron_payout_signer: liveTron.signer && { kind: config.tronPayouts.signer && 'keyFile' in config.tronPayouts.signer ? 'key_file' : 'key', address: liveTron.signer.address } }),
     ...(liveSolana
       ? {
           solana_payout_signer:

@@ -8,6 +8,7 @@ import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js
 import { parseExposition, valueOf } from './support/metrics.js';
 import { errorOf } from './support/partner.js';
 import { EVM_DESTINATION, executePayout, quotePayout } from './support/payouts.js';
+import { HOT_WALLET as TRON_HOT_WALLET, HOT_WALLET_KEY as TRON_HOT_WALLET_KEY } from './support/tron/live-payouts.js';
 import { TEST_TRON_XPUB } from './support/tron/xpub.js';
 
 // Port 9 (discard): nothing here calls the endpoint; what matters is that its credentials never show.
@@ -69,10 +70,12 @@ describe('live configuration, visible and never secret', () => {
     expect(bannerOf(withoutSigner)).toContain('  Payout signer:   none, live payouts are refused (set CONNECT_EVM_SIGNER_KEY, _KEY_FILE or _URL)\n');
   });
 
-  it('Tron networks show beside EVM ones, their endpoints cut to the origin, their watchers listed', async () => {
+  it('Tron networks show beside EVM ones, their endpoints cut to the origin, their watchers listed, the Tron hot wallet by its address only', async () => {
     const tronRpc = 'http://user:rpc-password@127.0.0.1:9/rpc-path-key/jsonrpc?apikey=rpc-query-key';
     const both = await startTestApp(
-      { evm: loadConfig(liveEnv).evm, tron: loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: tronRpc }).tron },
+      (({ evm, tron, tronPayouts }) => ({ evm, tron, tronPayouts }))(
+        loadConfig({ ...liveEnv, CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: tronRpc, CONNECT_TRON_SIGNER_KEY: TRON_HOT_WALLET_KEY }),
+      ),
       withSigner.testDb,
     );
     try {
@@ -81,10 +84,12 @@ describe('live configuration, visible and never secret', () => {
         networks: { ethereum: 'http://127.0.0.1:9/…', tron: 'http://127.0.0.1:9/…' },
         watchers: ['ethereum', 'tron'],
         payout_signer: null,
+        tron_payout_signer: { kind: 'key', address: TRON_HOT_WALLET },
       });
       const text = bannerOf(both);
       expect(text).toContain('  Live networks:   ethereum (http://127.0.0.1:9/…), tron (http://127.0.0.1:9/…); watched here: ethereum, tron\n');
-      for (const secret of SECRETS) {
+      expect(text).toContain(`  Tron signer:     ${TRON_HOT_WALLET} (key)\n`);
+      for (const secret of [...SECRETS, TRON_HOT_WALLET_KEY]) {
         expect(body).not.toContain(secret);
         expect(text).not.toContain(secret);
       }

@@ -12,14 +12,14 @@ const TRONGRID = 'https://api.trongrid.io/jsonrpc?apikey=secret-api-key';
 /** What the service starts with: the Tron settings, checked against the catalog. */
 function start(env: Record<string, string>) {
   const config = loadConfig(env);
-  return liveTronFrom(config.tron, config.tronPayouts.httpUrls, catalog);
+  return liveTronFrom(config.tron, config.tronPayouts, catalog);
 }
 
 describe('live Tron settings', () => {
   it('CONNECT_TRON_RPC_<NETWORK> maps to the catalog code, and the xpub derives T… addresses', () => {
     const config = loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID });
     expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID } });
-    const live = liveTronFrom(config.tron, config.tronPayouts.httpUrls, catalog)!;
+    const live = liveTronFrom(config.tron, config.tronPayouts, catalog)!;
     expect(live.rpcUrls).toEqual(new Map([['tron', TRONGRID]]));
     expect(live.xpub.address(0)).toBe(TronXpub.parse(TEST_TRON_XPUB).address(0));
     expect(live.xpub.address(0)).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);

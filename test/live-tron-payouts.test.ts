@@ -137,6 +137,15 @@ describe('a transaction that never lands', () => {
     await expectPaidOnce(tenant.key, payout, destination);
     // The operator's search finds the payout by the id of its expired transaction too.
     expect(await searchObjects(world.t.db, first)).toEqual([expect.objectContaining({ kind: 'payout', id: payout.id })]);
+    // The operator's view lists both, with the deadline that proved the first dead.
+    const view = await world.t.admin('GET', `/payouts/${payout.id}`);
+    expect(view.json()).toMatchObject({
+      chain: null,
+      signed_transactions: [
+        { tx_hash: first, signing: 1, status: 'expired', deadline: { kind: 'expiration_ms', value: String(expiration) } },
+        { tx_hash: second.tx_hash, signing: 2, status: 'broadcast', deadline: { kind: 'expiration_ms' } },
+      ],
+    });
   });
 
   it(`fails with proof 'expired' after its last signing expired unlanded, funds back, nothing received`, async () => {

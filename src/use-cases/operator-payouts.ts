@@ -6,6 +6,7 @@ import { isUuid } from '../domain/ids.js';
 import { isTerminal } from '../domain/payouts.js';
 import type { Database } from '../store/database.js';
 import { findPayoutNonce, type NonceRow, type TxPurpose } from '../store/evm-payouts.js';
+import { payoutTxs, type ExpiringTx } from '../store/expiring-payouts.js';
 import { findLivePayout, listOpenLivePayouts, type LivePayoutRow, type OpenStatus } from '../store/live-payouts.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { requestCancel } from '../store/payout-leases.js';
@@ -42,6 +43,8 @@ export interface LivePayoutView {
   payout: LivePayout;
   /** Null until the payout holds a nonce (and again once an unsigned nonce went back). */
   chain: ChainView | null;
+  /** On chains without nonces (Tron, Solana): every transaction signed for it, first signed first. */
+  expiring: ExpiringTx[];
 }
 
 /**
@@ -59,8 +62,8 @@ export class OperatorPayouts {
   async get(id: string): Promise<LivePayoutView> {
     const row = isUuid(id) ? await findLivePayout(this.db, id) : null;
     if (!row) throw notFound('live payout', 'payout_id');
-    const nonce = await findPayoutNonce(this.db, id);
-    return { payout: this.withLease(row), chain: nonce && chainView(nonce) };
+    const [nonce, expiring] = await Promise.all([findPayoutNonce(this.db, id), payoutTxs(this.db, id)]);
+    return { payout: this.withLease(row), chain: nonce && chainView(nonce), expiring };
   }
 
   async list(filters: { statuses?: OpenStatus[]; network?: string }, page: PageRequest): Promise<Page<LivePayout>> {

@@ -72,7 +72,7 @@ describe('a live Solana network with a hot wallet', () => {
     expect(JSON.parse(body).live).toMatchObject({ solana_payout_signer: { kind: 'key_file', address: key.address } });
     const live = await withOwnerPools(liveSummary(t.ctx.config, t.ctx.liveEvm, t.ctx.liveSolana), t.db, t.ctx.liveSolana);
     const text = banner({ base: 'http://127.0.0.1:8080', database: { kind: 'pglite', dataDir: '/tmp/data' }, demo: null, token: { token: 'x'.repeat(32), origin: 'environment' }, metricsUrl: null, live });
-    expect(text).toContain(`  Solana payouts:  ${key.address} (key file)\n`);
+    expect(text).toContain(`  Solana signer:   ${key.address} (key file)\n`);
     for (const shown of [body, text]) {
       expect(shown).not.toContain(key.json.slice(1, 30));
       expect(shown).not.toContain('sol-api-key');
@@ -92,6 +92,6 @@ describe('a live Solana network with a hot wallet', () => {
     const summary = liveSummary(config, null, { rpcUrls: new Map(Object.entries(config.solana.rpcUrls)), poolLowThreshold: 1, payoutSigner: null });
     expect(summary.solana_payout_signer).toBeNull();
     const text = banner({ base: 'http://127.0.0.1:8080', database: { kind: 'pglite', dataDir: '/tmp/data' }, demo: null, token: { token: 'x'.repeat(32), origin: 'environment' }, metricsUrl: null, live: summary });
-    expect(text).toContain('  Solana payouts:  none, refused (set CONNECT_SOLANA_SIGNER_KEY_FILE or _KEY)\n');
+    expect(text).toContain('  Solana signer:   none, live Solana payouts are refused (set CONNECT_SOLANA_SIGNER_KEY_FILE or _KEY)\n');
   });
 });

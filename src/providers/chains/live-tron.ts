@@ -1,6 +1,7 @@
-import type { TronConfig } from '../../config.js';
+import type { TronConfig, TronPayoutsConfig } from '../../config.js';
 import type { Catalog } from '../../domain/catalog.js';
 import { rpcNetworks } from './rpc-networks.js';
+import { localTronSigner, tronSignerKeyFromFile, type TronSigner } from './tron/signer.js';
 import { TronXpub } from './tron/xpub.js';
 
 /** The live Tron setup a deployment runs with: the xpub and the networks that have a JSON-RPC endpoint. */
@@ -8,19 +9,22 @@ export interface LiveTron {
   xpub: TronXpub;
   /** Network code → the node's Ethereum-compatible JSON-RPC URL. */
   rpcUrls: ReadonlyMap<string, string>;
-  /** Network code → the node's HTTP API, which tells TRX transfers from TRC-10 ones. */
+  /** Network code → the node's HTTP API, which tells TRX transfers from TRC-10 ones and takes payouts. */
   apiUrls: ReadonlyMap<string, string>;
+  /** The hot wallet of live Tron payouts; null: they are refused. */
+  signer: TronSigner | null;
 }
 
 /**
  * Checks the Tron settings against the catalog at start; null when no network is configured (live Tron is off).
- * `httpUrls` are the nodes' HTTP APIs (CONNECT_TRON_HTTP_<NETWORK>, which live Tron payouts use too).
+ * `payouts.httpUrls` are the nodes' HTTP APIs (CONNECT_TRON_HTTP_<NETWORK>), which payouts use too.
  */
-export function liveTronFrom(config: TronConfig, httpUrls: Readonly<Record<string, string>>, catalog: Catalog): LiveTron | null {
+export function liveTronFrom(config: TronConfig, payouts: TronPayoutsConfig, catalog: Catalog): LiveTron | null {
   if (Object.keys(config.rpcUrls).length === 0 || config.xpub === undefined) return null;
   const rpcUrls = rpcNetworks(config.rpcUrls, catalog, 'CONNECT_TRON_RPC_', 'tron', 'a Tron');
-  const apiUrls = new Map([...rpcUrls].map(([network, rpcUrl]) => [network, httpUrls[network] ?? apiUrlOf(network, rpcUrl)]));
-  return { xpub: TronXpub.parse(config.xpub), rpcUrls, apiUrls };
+  const apiUrls = new Map([...rpcUrls].map(([network, rpcUrl]) => [network, payouts.httpUrls[network] ?? apiUrlOf(network, rpcUrl)]));
+  const signer = payouts.signer && ('key' in payouts.signer ? localTronSigner(payouts.signer.key) : tronSignerKeyFromFile(payouts.signer.keyFile));
+  return { xpub: TronXpub.parse(config.xpub), rpcUrls, apiUrls, signer };
 }
 
 const variableName = (network: string) => network.toUpperCase().replaceAll('-', '_');

@@ -1,12 +1,11 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import type { TronPayoutsConfig } from '../../config.js';
 import type { Catalog } from '../../domain/catalog.js';
 import { DomainError } from '../../domain/errors.js';
 import { Decimal } from '../../domain/money.js';
 import type { Database } from '../../store/database.js';
 import { tronAddressBytes } from '../chains/tron/address.js';
 import { tronNodeHttp, type TronNodeCall } from '../chains/tron/node-http.js';
-import { localTronSigner, tronSignerKeyFromFile, type TronSigner } from '../chains/tron/signer.js';
+import type { TronSigner } from '../chains/tron/signer.js';
 import { buildTransaction, signedTransactionBytes, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from '../chains/tron/transaction.js';
 import type { PayoutRequest } from './custody-provider.js';
 import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
@@ -168,20 +167,4 @@ export function tronPayouts(
   options: TronPayoutOptions,
 ): ExpiringPayouts {
   return new ExpiringPayouts(db, catalog, new TronDriver(catalog, httpUrls, signer, options), options);
-}
-
-/**
- * Live Tron payouts as the settings configure them (src/config.ts), through the nodes' HTTP APIs the deposit side
- * resolved (`apiUrls`, src/providers/chains/live-tron.ts); null without a signer.
- */
-export function tronPayoutsFrom(
-  db: Database,
-  catalog: Catalog,
-  config: TronPayoutsConfig,
-  apiUrls: ReadonlyMap<string, string>,
-  atBoundary?: ExpiringPayoutOptions['atBoundary'],
-): ExpiringPayouts | null {
-  if (config.signer === null) return null;
-  const signer = 'key' in config.signer ? localTronSigner(config.signer.key) : tronSignerKeyFromFile(config.signer.keyFile);
-  return tronPayouts(db, catalog, apiUrls, signer, { ...config, atBoundary });
 }

@@ -36,6 +36,24 @@ const Chain = Type.Object(
   { title: 'PayoutChainState' },
 );
 
+const ExpiringTransaction = Type.Object(
+  {
+    tx_hash: Type.String({ description: 'The transaction id (Tron: 64 hex; Solana: the signature, base58).' }),
+    signing: Type.Integer({ description: '1 for the first transaction signed for the payout; each next one only once the one before expired unlanded.' }),
+    status: Type.Enum(['signed', 'broadcast', 'expired'] as const, {
+      description: 'signed: recorded, not yet taken by a node; broadcast: a node took it; expired: past its deadline at the chain\'s final point and landed nowhere, so it never will.',
+    }),
+    deadline: Type.Object(
+      {
+        kind: Type.Enum(['expiration_ms', 'last_valid_height'] as const, { description: "expiration_ms: Tron's expiration (ms since the epoch); last_valid_height: Solana's last valid block height." }),
+        value: Type.String({ description: 'A decimal string.' }),
+      },
+      { description: 'Past this point of the final chain, it can never land.' },
+    ),
+  },
+  { title: 'ExpiringSignedTransaction' },
+);
+
 const Engine = Type.Object({
   attempts: Type.Integer({ description: 'Attempts the payout engine made.' }),
   last_error: Nullable(Type.String({ description: 'Why the last attempt left the payout open.' })),
@@ -51,8 +69,14 @@ export const LivePayoutSummary = Type.Object(
 );
 
 export const LivePayoutDetail = Type.Object(
-  { ...LivePayoutSummary.properties, chain: Nullable(Chain) },
-  { title: 'LivePayoutDetail', description: '`chain` is null until the payout holds a nonce of the hot wallet.' },
+  {
+    ...LivePayoutSummary.properties,
+    chain: Nullable(Chain),
+    signed_transactions: Type.Array(ExpiringTransaction, {
+      description: 'On chains without nonces (Tron, Solana): every transaction signed for the payout, first signed first; at most one is not expired. Empty on EVM networks.',
+    }),
+  },
+  { title: 'LivePayoutDetail', description: '`chain` is null until the payout holds a nonce of the hot wallet (EVM networks only).' },
 );
 
 const PayoutParams = Type.Object({ payout_id: PathId });
@@ -91,7 +115,16 @@ export function adminPayoutRoutes(app: App, { operatorPayouts, cursors, config }
       cancel_requested_at: isoOrNull(payout.cancel_requested_at),
     },
   });
-  const detail = (view: LivePayoutView): Static<typeof LivePayoutDetail> => ({ ...summary(view.payout), chain: view.chain && presentChain(view.chain) });
+  const detail = (view: LivePayoutView): Static<typeof LivePayoutDetail> => ({
+    ...summary(view.payout),
+    chain: view.chain && presentChain(view.chain),
+    signed_transactions: view.expiring.map((tx) => ({
+      tx_hash: tx.txId,
+      signing: tx.signing,
+      status: tx.status,
+      deadline: tx.deadline.kind === 'expiration_ms' ? { kind: tx.deadline.kind, value: tx.deadline.at.toString() } : { kind: tx.deadline.kind, value: tx.deadline.height.toString() },
+    })),
+  });
 
   app.get(
     '/payouts',
