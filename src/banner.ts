@@ -48,7 +48,7 @@ export function banner({ base, database, demo, token, metricsUrl, live }: Banner
 }
 
 /** The live path in a few lines: an operator sees at once whether the settings meant for it were read. */
-function liveLines({ networks, watchers, payout_signer: signer, tron_payout_signer: tronSigner, solana_owner_pools: pools }: LiveSummary): string[] {
+function liveLines({ networks, watchers, payout_signer: signer, tron_payout_signer: tronSigner, solana_owner_pools: pools, solana_payout_signer: solanaSigner }: LiveSummary): string[] {
   const served = Object.entries(networks);
   if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md and docs/live-tron.md set them up)'];
   const watched = watchers.length ? `watched here: ${watchers.join(', ')}` : 'watched by worker processes';
@@ -66,6 +66,13 @@ function liveLines({ networks, watchers, payout_signer: signer, tron_payout_sign
         ]),
     ...(pools
       ? [`  Solana owners:   ${Object.entries(pools).map(([network, pool]) => `${network} ${pool.free} free${pool.low ? ' (low: import more, docs/live-solana.md)' : ''}`).join(', ')}`]
+      : []),
+    ...(solanaSigner !== undefined
+      ? [
+          solanaSigner
+            ? `  Solana signer:   ${solanaSigner.address} (${solanaSigner.kind.replace('_', ' ')})`
+            : '  Solana signer:   none, live Solana payouts are refused (set CONNECT_SOLANA_SIGNER_KEY_FILE or _KEY)',
+        ]
       : []),
   ];
 }

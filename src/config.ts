@@ -124,6 +124,10 @@ export interface SolanaConfig {
   watchHoursAfterExpiry: number;
   /** The longest one JSON-RPC call of the watcher may take, in milliseconds. */
   rpcTimeoutMs: number;
+  /** The hot wallet that signs live Solana payouts, given or in a file; null: no live Solana payouts. */
+  signer: { key: string } | { keyFile: string } | null;
+  /** Transactions signed for one payout at most, each after the one before expired; then the payout fails. */
+  payoutMaxSignings: number;
 }
 
 export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: string; address: string };
@@ -249,6 +253,14 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
   };
 }
 
+function solanaSigner(env: NodeJS.ProcessEnv): SolanaConfig['signer'] {
+  if (env.CONNECT_SOLANA_SIGNER_KEY && env.CONNECT_SOLANA_SIGNER_KEY_FILE) {
+    throw new Error('Set one of CONNECT_SOLANA_SIGNER_KEY, CONNECT_SOLANA_SIGNER_KEY_FILE: they are alternative signers of live Solana payouts');
+  }
+  if (env.CONNECT_SOLANA_SIGNER_KEY) return { key: env.CONNECT_SOLANA_SIGNER_KEY };
+  return env.CONNECT_SOLANA_SIGNER_KEY_FILE ? { keyFile: env.CONNECT_SOLANA_SIGNER_KEY_FILE } : null;
+}
+
 function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
   return {
     rpcUrls: rpcUrls(env, SOLANA_RPC_PREFIX),
@@ -256,6 +268,8 @@ function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
     poolLowThreshold: integer('CONNECT_SOLANA_POOL_LOW', env.CONNECT_SOLANA_POOL_LOW, 100),
     watchHoursAfterExpiry: integer('CONNECT_SOLANA_WATCH_HOURS', env.CONNECT_SOLANA_WATCH_HOURS, 72),
     rpcTimeoutMs: positiveInteger('CONNECT_SOLANA_RPC_TIMEOUT_MS', env.CONNECT_SOLANA_RPC_TIMEOUT_MS, 10_000),
+    signer: solanaSigner(env),
+    payoutMaxSignings: positiveInteger('CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS', env.CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS, 3),
   };
 }
 

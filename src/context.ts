@@ -25,6 +25,7 @@ import { routedCustody } from './providers/custody/routed-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
 import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
+import { solanaPayouts as solanaPayoutsOf, solanaSignerFrom } from './providers/custody/solana-payouts.js';
 import { liveTronFrom } from './providers/chains/live-tron.js';
 import { tronPayouts } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
@@ -99,12 +100,20 @@ export async function createContext(config: Config, database: Database, options:
       })
     : null;
   const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
+  const solanaSigner = liveSolana && (await solanaSignerFrom(config.solana));
+  const solanaPayouts = solanaSigner
+    ? solanaPayoutsOf(db, fullCatalog, liveSolana!.rpcUrls, solanaSigner, {
+        timeoutMs: config.solana.rpcTimeoutMs,
+        maxSignings: config.solana.payoutMaxSignings,
+        atBoundary: options.atPayoutBoundary,
+      })
+    : null;
   const liveTron = liveTronFrom(config.tron, config.tronPayouts, fullCatalog);
   const tronHotWallet =
     liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, atBoundary: options.atPayoutBoundary });
   const liveProviders = [
     liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
-    liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys())),
+    liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()), solanaPayouts),
     liveTron &&
       liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronHotWallet ?? null),
   ].filter((p) => p !== null);
@@ -149,7 +158,7 @@ export async function createContext(config: Config, database: Database, options:
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
-    liveSolana,
+    liveSolana: liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null },
     liveTron,
   };
 }

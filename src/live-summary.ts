@@ -21,6 +21,8 @@ export interface LiveSummary {
   tron_payout_signer?: { kind: 'key' | 'key_file'; address: string } | null;
   /** Per live Solana network, its owner keys not handed out yet (`low`: below CONNECT_SOLANA_POOL_LOW); absent without one. */
   solana_owner_pools?: Record<string, { free: number; low: boolean }>;
+  /** With live Solana: the hot wallet that signs its payouts (its address, never the key); null: they are refused. */
+  solana_payout_signer?: { kind: 'key' | 'key_file'; address: string } | null;
 }
 
 /** `scheme://host[:port]`, and `/…` when the URL had more: what tells endpoints apart without their credentials. */
@@ -45,6 +47,14 @@ export function liveSummary(config: Config, liveEvm: LiveEvm | null, liveSolana:
           }
         : null,
     ...(liveTron && { tron_payout_signer: liveTron.signer && { kind: config.tronPayouts.signer && 'keyFile' in config.tronPayouts.signer ? 'key_file' : 'key', address: liveTron.signer.address } }),
+    ...(liveSolana
+      ? {
+          solana_payout_signer:
+            liveSolana.payoutSigner && config.solana.signer
+              ? { kind: 'keyFile' in config.solana.signer ? 'key_file' : 'key', address: liveSolana.payoutSigner }
+              : null,
+        }
+      : {}),
   };
 }
 

@@ -87,7 +87,7 @@ describe('EVM and Solana live side by side', () => {
     const body = { asset: 'USDC', network_hint: 'solana', amount: '10', destination };
     const quoted = await t.call(live.key, 'POST', '/payouts/quote', { body, idempotencyKey: randomUUID() });
     expect(quoted.statusCode).toBe(503);
-    expect(errorOf(quoted)).toMatchObject({ code: 'provider_unavailable', message: expect.stringContaining('Live payouts on solana are not built yet') });
+    expect(errorOf(quoted)).toMatchObject({ code: 'provider_unavailable', message: expect.stringContaining('Live payouts on solana need a hot wallet: set CONNECT_SOLANA_SIGNER_KEY_FILE') });
     const samples = parseExposition(await t.ctx.metrics.scrape());
     expect(valueOf(samples, 'connect_live_network', { network: 'solana', payouts: 'no' })).toBe(1);
     expect(valueOf(samples, 'connect_live_network', { network: 'ethereum', payouts: 'yes' })).toBe(1);

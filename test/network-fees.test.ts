@@ -31,7 +31,7 @@ describe('network fees', () => {
   it('reads fees as exact decimals', () => {
     expect(fees.fee('USDC', 'ethereum')).toEqual({ feeUsd: expect.anything(), estimatedSeconds: 180 });
     expect(fees.fee('USDC', 'ethereum')!.feeUsd.toFixed()).toBe('2.4');
-    expect(fees.fee('SOL', 'solana')!.feeUsd.toFixed()).toBe('0.001');
+    expect(fees.fee('SOL', 'solana')!.feeUsd.toFixed()).toBe('0.002');
   });
 
   it('USDC costs more to move on Ethereum than on Solana or Base', () => {

@@ -130,8 +130,8 @@ export class Payouts {
 
     // An end user never seen before holds nothing (their profile is created with the quote).
     const payer = externalRef === null ? { profileId: null } : await this.knownProfile(tenant, externalRef);
-    const options = await this.routeOptions(tenant, input.asset, networks, payer);
-    const usable = options.filter((o) => reachable.some((n) => n.network === o.network.network));
+    // Priced for this destination: only the networks it is valid on.
+    const usable = await this.routeOptions(tenant, input.asset, reachable, payer, input.destination);
     const chosen = this.chooseRoute(usable, amount, input.network_hint);
     checkDecimals(amount, chosen.network.decimals, input.asset, 'amount');
 
@@ -193,19 +193,37 @@ export class Payouts {
 
   /**
    * Every network of the asset with its fee (in USD and in the asset) and the payer's available balance there
-   * (`payer` null: an end user with no profile yet, who holds nothing).
+   * (`payer` null: an end user with no profile yet, who holds nothing). The fee is the network-fee table's, plus
+   * what the custody provider says a payout to `destination` costs beyond it (a token account to create), valued
+   * at the native asset's price.
    */
-  private async routeOptions(tenant: Tenant, asset: string, networks: AssetNetwork[], payer: { profileId: string | null } | null): Promise<RouteOption[]> {
+  private async routeOptions(
+    tenant: Tenant,
+    asset: string,
+    networks: AssetNetwork[],
+    payer: { profileId: string | null } | null,
+    destination: string,
+  ): Promise<RouteOption[]> {
     const snapshot = await this.prices.current();
-    const usd = usdPerUnit(asset, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
-    if (usd === null) throw new DomainError('price_unavailable', `No fresh ${asset} price to convert the network fee with. Retry shortly.`);
+    const usdOf = (code: string) => {
+      const usd = usdPerUnit(code, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
+      if (usd === null) throw new DomainError('price_unavailable', `No fresh ${code} price to convert the network fee with. Retry shortly.`);
+      return usd;
+    };
+    const usd = usdOf(asset);
     const balances =
       payer === null ? null : await availableBalances(this.db, tenant, { profileId: payer.profileId, asset }, networks.map((n) => n.network));
-    return networks.map((network) => {
-      const { feeUsd, estimatedSeconds } = this.fees.fee(asset, network.network)!;
-      const available = balances?.get(network.network) ?? new Decimal(0);
-      return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds, available };
-    });
+    const custody = this.custodyFor(tenant.mode);
+    return Promise.all(
+      networks.map(async (network) => {
+        const fee = this.fees.fee(asset, network.network)!;
+        const surcharge = new Decimal((await custody.payoutSurcharge?.(network.network, asset, destination)) ?? '0');
+        const native = this.catalog.data.networks.find((n) => n.code === network.network)!.native_asset;
+        const feeUsd = surcharge.isZero() ? fee.feeUsd : fee.feeUsd.plus(surcharge.times(usdOf(native)).toDecimalPlaces(6, Decimal.ROUND_UP));
+        const available = balances?.get(network.network) ?? new Decimal(0);
+        return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds: fee.estimatedSeconds, available };
+      }),
+    );
   }
 
   /** The hinted network; otherwise the cheapest one whose balance covers the payout; otherwise the cheapest. */

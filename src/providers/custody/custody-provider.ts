@@ -91,6 +91,12 @@ export interface CustodyProvider {
    * what the chain or node says; a throw is taken as `unknown`.
    */
   advancePayout(request: PayoutRequest): Promise<PayoutOutcome>;
+  /**
+   * What a payout to `destination` costs beyond the network-fee table's price, in the network's native asset (decimal
+   * string), as only the chain can tell: the rent of a Solana token account the payout must create. The quote adds it
+   * to the fee. Absent: nothing.
+   */
+  payoutSurcharge?(network: string, asset: string, destination: string): Promise<string>;
   /** Background upkeep of one network beside the payouts (e.g. filling nonce gaps); absent: none. */
   maintain?(network: string): Promise<void>;
 }

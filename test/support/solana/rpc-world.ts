@@ -29,6 +29,7 @@ import {
 } from '@solana-program/token';
 import { FailedTransactionMetadata, LiteSVM, type InnerInstruction } from 'litesvm';
 import { Catalog } from '../../../src/domain/catalog.js';
+import { payoutChain } from './payout-chain.js';
 
 const catalog = Catalog.load();
 /** The catalog's mainnet mints: litesvm holds mint accounts at these very addresses. */
@@ -55,12 +56,15 @@ const base58 = getBase58Decoder();
  * addresses and a funded payer, and a JSON-RPC server answering the two methods the Solana watcher calls
  * (getSignaturesForAddress, getTransaction in the `json` encoding) from the transactions litesvm executed: their
  * real compiled messages and inner instructions. Every transaction is in its own slot and at once "finalized".
+ * Payouts go through `chain` (payout-chain.ts): block heights, a pool and statuses the test drives.
  */
 export async function solanaRpcWorld() {
   const svm = new LiteSVM();
   const payer = await generateKeyPairSigner();
   svm.airdrop(payer.address, lamports(100_000_000_000n));
   const landed: Landed[] = [];
+  // What a payout driver calls (block heights, the pool, statuses): test/support/solana/payout-chain.ts.
+  const chain = payoutChain(svm);
 
   for (const mint of [USDC_MINT, USDT_MINT]) {
     svm.setAccount({
@@ -136,8 +140,10 @@ export async function solanaRpcWorld() {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const request = JSON.parse(body) as { id: number; method: string; params: unknown[] };
+      const payoutAnswer = chain.answer(request.method, request.params ?? []);
+      if (payoutAnswer === 'lost') return void res.destroy();
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: answer(request.method, request.params) }));
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: request.id, ...(payoutAnswer ?? { result: answer(request.method, request.params) }) }));
     });
   });
   function answer(method: string, params: unknown[]): unknown {
@@ -184,6 +190,7 @@ export async function solanaRpcWorld() {
   return {
     svm,
     payer,
+    chain,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tokenAccountOf,
     send,

@@ -79,20 +79,20 @@ export function useTronPayoutWorld(
 
 export const quiet = { warn: () => {}, error: () => {} };
 
-/** What Tron payout tests do and read, on the world's app and node. */
-export function tronPayoutKit(world: TronPayoutWorld) {
-  /** A live tenant whose treasury holds `amount` of `asset` on Tron (credited as a watcher would). */
+/** What Tron payout tests do and read, on the world's app; Solana's payout tests use it with `network` solana. */
+export function tronPayoutKit(world: Pick<TronPayoutWorld, 't'>, network = 'tron') {
+  /** A live tenant whose treasury holds `amount` of `asset` on the network (credited as a watcher would). */
   async function fundedTenant(amount: string, asset = 'USDT'): Promise<{ key: string; organizationId: string }> {
     const tenant = await createTenant(world.t);
     const key = await extraKey(world.t, tenant.organizationId, 'live');
-    const addressId = await insertLiveAddress(world.t, tenant.organizationId, { asset, network: 'tron' });
-    await creditDirect(world.t, tenant.organizationId, { addressId, network: 'tron', amount }, 'live');
+    const addressId = await insertLiveAddress(world.t, tenant.organizationId, { asset, network });
+    await creditDirect(world.t, tenant.organizationId, { addressId, network, amount }, 'live');
     return { key, organizationId: tenant.organizationId };
   }
 
   async function pay(key: string, destination: string, amount: string, asset = 'USDT'): Promise<PayoutObject> {
     const quote = await world.t.call(key, 'POST', '/payouts/quote', {
-      body: { asset, amount, destination, network_hint: 'tron' },
+      body: { asset, amount, destination, network_hint: network },
       idempotencyKey: randomUUID(),
     });
     expect(quote.statusCode, quote.body).toBe(201);
@@ -102,7 +102,7 @@ export function tronPayoutKit(world: TronPayoutWorld) {
   }
 
   const statusOf = async (key: string, id: string) => json<PayoutObject>(await world.t.call(key, 'GET', `/payouts/${id}`));
-  const sweep = () => world.t.ctx.payouts.sweepLive(quiet, ['tron']);
+  const sweep = () => world.t.ctx.payouts.sweepLive(quiet, [network]);
   const lastError = async (payoutId: string) =>
     (await world.t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
 

@@ -6,6 +6,8 @@ export interface LiveSolana {
   /** Network code → JSON-RPC URL. */
   rpcUrls: ReadonlyMap<string, string>;
   poolLowThreshold: number;
+  /** The hot wallet's address when live payouts are signed (CONNECT_SOLANA_SIGNER_KEY or _KEY_FILE); never its key. */
+  payoutSigner?: string | null;
 }
 
 /** Checks the Solana settings against the catalog at start; null when no network is configured (live Solana is off). */

@@ -27,6 +27,21 @@ export interface SolanaChainReader {
   transaction(signature: string): Promise<SolanaTransaction | null>;
 }
 
+/**
+ * Runs one call to the node at `url` within `timeoutMs`; a failure names the method, never the endpoint (providers
+ * put API keys in the URL).
+ */
+export function hidingUrl(url: string, timeoutMs: number) {
+  return async <T>(method: string, work: (abortSignal: AbortSignal) => Promise<T>): Promise<T> => {
+    try {
+      return await work(AbortSignal.timeout(timeoutMs));
+    } catch (error) {
+      // eslint-disable-next-line preserve-caught-error -- the cause may name the endpoint, whose URL can hold an API key
+      throw new Error(`Solana ${method}: ${String((error as Error).message).replaceAll(url, '<rpc url>')}`);
+    }
+  };
+}
+
 /** The node's largest page of getSignaturesForAddress. */
 const PAGE = 1000;
 
@@ -37,14 +52,7 @@ const PAGE = 1000;
  */
 export function rpcSolanaReader(url: string, timeoutMs: number): SolanaChainReader {
   const rpc = createSolanaRpc(url);
-  const hiding = async <T>(method: string, work: (abortSignal: AbortSignal) => Promise<T>): Promise<T> => {
-    try {
-      return await work(AbortSignal.timeout(timeoutMs));
-    } catch (error) {
-      // eslint-disable-next-line preserve-caught-error -- the cause may name the endpoint, whose URL can hold an API key
-      throw new Error(`Solana ${method}: ${String((error as Error).message).replaceAll(url, '<rpc url>')}`);
-    }
-  };
+  const hiding = hidingUrl(url, timeoutMs);
   return {
     signaturesSince: (account, until) =>
       hiding('getSignaturesForAddress', async (abortSignal) => {

@@ -1,6 +1,6 @@
 /**
- * What an SPL token payout costs the hot wallet in lamports, so that a quote can cap it before the transaction
- * exists. Foundations of issue 22: not yet called by the payout use cases (the next phase prices quotes with it).
+ * What a payout costs the hot wallet in lamports, checked against what the quote charged before anything is signed
+ * (src/providers/custody/solana-payouts.ts). A SOL payout is the same formula without the account creation.
  */
 
 /** The base fee: the runtime charges 5,000 lamports for each signature; a payout has one, the hot wallet's. */

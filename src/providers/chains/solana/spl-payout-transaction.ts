@@ -1,7 +1,7 @@
 /**
- * Builds and signs the one transaction an SPL token payout (USDC, USDT on Solana) sends from the hot wallet.
- * Foundations of issue 22: not yet called by the payout use cases (the next phase records the result under the
- * payout's lease before broadcasting it, and proves it dead after `lastValidBlockHeight` before signing another).
+ * Builds and signs the one transaction an SPL token payout (USDC, USDT on Solana) sends from the hot wallet. The
+ * Solana payout driver (src/providers/custody/solana-payouts.ts) records the result under the payout's lease before
+ * broadcasting it, and proves it dead after `lastValidBlockHeight` before signing another.
  */
 import {
   appendTransactionMessageInstructions,
@@ -15,6 +15,7 @@ import {
   type Address,
   type Base64EncodedWireTransaction,
   type Blockhash,
+  type Instruction,
   type Signature,
   type TransactionPartialSigner,
 } from '@solana/kit';
@@ -72,13 +73,21 @@ export async function signSplPayout(request: SplPayoutRequest): Promise<SignedSp
     associatedTokenAccount(destinationOwner, mint),
   ]);
   const instructions = [
-    getSetComputeUnitLimitInstruction({ units: priorityFee.computeUnitLimit }),
-    getSetComputeUnitPriceInstruction({ microLamports: priorityFee.microLamportsPerComputeUnit }),
+    ...computeBudget(priorityFee),
     ...(request.createDestinationAccount
       ? [getCreateAssociatedTokenIdempotentInstruction({ payer: hotWallet, ata: destination, owner: destinationOwner, mint })]
       : []),
     getTransferCheckedInstruction({ source, mint, destination, authority: hotWallet, amount, decimals }),
   ];
+  return signPayout(hotWallet, blockhash, instructions);
+}
+
+/** A version 0 transaction of `instructions`, paid and signed by the hot wallet alone, valid while its blockhash is. */
+export async function signPayout(
+  hotWallet: TransactionPartialSigner,
+  blockhash: SplPayoutRequest['blockhash'],
+  instructions: Instruction[],
+): Promise<SignedSplPayout> {
   const transaction = await pipe(
     createTransactionMessage({ version: 0 }),
     (message) => setTransactionMessageFeePayerSigner(hotWallet, message),
@@ -92,3 +101,9 @@ export async function signSplPayout(request: SplPayoutRequest): Promise<SignedSp
     lastValidBlockHeight: blockhash.lastValidBlockHeight,
   };
 }
+
+/** The compute budget instructions every payout starts with: the limit its priority fee is charged on, and the price. */
+export const computeBudget = (priorityFee: PriorityFee): Instruction[] => [
+  getSetComputeUnitLimitInstruction({ units: priorityFee.computeUnitLimit }),
+  getSetComputeUnitPriceInstruction({ microLamports: priorityFee.microLamportsPerComputeUnit }),
+];

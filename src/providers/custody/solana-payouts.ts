@@ -1,0 +1,229 @@
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import {
+  address,
+  createSolanaRpc,
+  getBase64Decoder,
+  getBase64Encoder,
+  isSolanaError,
+  signature as toSignature,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  type Address,
+  type Base64EncodedWireTransaction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { SolanaConfig } from '../../config.js';
+import type { Catalog } from '../../domain/catalog.js';
+import { DomainError } from '../../domain/errors.js';
+import { Decimal } from '../../domain/money.js';
+import type { Database } from '../../store/database.js';
+import { solanaSigner, solanaSignerFromFile } from '../chains/solana/signer.js';
+import { signSolPayout } from '../chains/solana/sol-payout-transaction.js';
+import { hidingUrl } from '../chains/solana/solana-rpc.js';
+import { splPayoutMaxCostLamports, TOKEN_ACCOUNT_RENT_LAMPORTS, type PriorityFee } from '../chains/solana/spl-payout-fee.js';
+import { signSplPayout, type SignedSplPayout } from '../chains/solana/spl-payout-transaction.js';
+import type { PayoutRequest } from './custody-provider.js';
+import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
+
+const LAMPORTS_PER_SOL = 1_000_000_000;
+/**
+ * Compute unit limits, the units the priority fee is charged on: an SPL payout that creates the destination's token
+ * account uses up to about 30,000 units (the account program's address search varies with the keys); a System
+ * transfer about 450 with its compute budget instructions.
+ */
+const SPL_COMPUTE_UNITS = 40_000;
+const SOL_COMPUTE_UNITS = 1_000;
+/** The priority fee bids what 3 in 4 of recent blocks' transactions writing the same accounts paid at least... */
+export const PRIORITY_FEE_PERCENTILE = 75;
+/** ...and never more than this, in micro-lamports per compute unit: 40,000 lamports on an SPL payout's limit. */
+export const MAX_MICRO_LAMPORTS_PER_COMPUTE_UNIT = 1_000_000n;
+
+type Rpc = ReturnType<typeof createSolanaRpc>;
+interface Node {
+  rpc: Rpc;
+  call: ReturnType<typeof hidingUrl>;
+}
+
+/** The nearest-rank percentile of the fees the node saw paid recently (0 when it saw none), bounded. */
+export function priorityPrice(recent: readonly bigint[]): bigint {
+  if (recent.length === 0) return 0n;
+  const sorted = [...recent].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const bid = sorted[Math.ceil((PRIORITY_FEE_PERCENTILE / 100) * sorted.length) - 1]!;
+  return bid < MAX_MICRO_LAMPORTS_PER_COMPUTE_UNIT ? bid : MAX_MICRO_LAMPORTS_PER_COMPUTE_UNIT;
+}
+
+/** An answer the node gave in words: it holds the transaction already (the preflight found it processed). */
+function alreadyProcessed(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (isSolanaError(e, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED) || /already (been )?processed/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** What the node said when it answered a JSON-RPC error (it refused), or null when it did not answer. */
+function nodeRefusal(error: unknown): string | null {
+  if (!isSolanaError(error)) return null;
+  const code = Number(error.context.__code);
+  if (code > -32000 || code < -32768) return null;
+  const said = (error.context as { __serverMessage?: unknown }).__serverMessage;
+  return `JSON-RPC error ${code}${typeof said === 'string' ? `: ${said.slice(0, 200)}` : ''}`;
+}
+
+/**
+ * The Solana driver of the expiring-payout engine over JSON-RPC (docs/live-solana.md, "Payouts"): SOL and SPL token
+ * transfers from the hot wallet, each valid until its blockhash's `lastValidBlockHeight`, priced at a percentile of
+ * recent priority fees and capped by what the quote charged. Final means `finalized`; the deadline is passed once the
+ * finalized block height exceeds `lastValidBlockHeight`.
+ */
+export class SolanaDriver implements ExpiringChainDriver {
+  private readonly nodes = new Map<string, Node>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    rpcUrls: ReadonlyMap<string, string>,
+    private readonly signer: KeyPairSigner,
+    timeoutMs: number,
+  ) {
+    for (const [network, url] of rpcUrls) this.nodes.set(network, { rpc: createSolanaRpc(url), call: hidingUrl(url, timeoutMs) });
+  }
+
+  private node(network: string): Node {
+    const node = this.nodes.get(network);
+    if (!node) throw new DomainError('provider_unavailable', `Live payouts on ${network} are not configured on this deployment.`);
+    return node;
+  }
+
+  async sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
+    const { rpc, call } = this.node(request.network);
+    const pair = this.catalog.pair(request.asset, request.network)!;
+    const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
+    const capLamports = BigInt(new Decimal(feeCap).times(LAMPORTS_PER_SOL).toFixed(0));
+    const destination = address(request.destination);
+    const blockhash = call('getLatestBlockhash', (abortSignal) => rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal }));
+    const accountOf = (account: Address) =>
+      call('getAccountInfo', async (abortSignal) => (await rpc.getAccountInfo(account, { commitment: 'confirmed', encoding: 'base64' }).send({ abortSignal })).value);
+    const priorityFee = async (written: Address[], computeUnitLimit: number): Promise<PriorityFee> => {
+      const recent = await call('getRecentPrioritizationFees', (abortSignal) => rpc.getRecentPrioritizationFees(written).send({ abortSignal }));
+      return { computeUnitLimit, microLamportsPerComputeUnit: priorityPrice(recent.map((r) => r.prioritizationFee)) };
+    };
+    const overCap = (cost: bigint) =>
+      cost > capLamports ? { refused: `The network fee now (${cost} lamports) is above what the quote charged (${capLamports} lamports).` } : null;
+
+    let signed: SignedSplPayout;
+    if (pair.token_contract === null) {
+      const [latest, existing, fee] = await Promise.all([blockhash, accountOf(destination), priorityFee([this.signer.address, destination], SOL_COMPUTE_UNITS)]);
+      if (existing === null) {
+        const minimum = await call('getMinimumBalanceForRentExemption', (abortSignal) => rpc.getMinimumBalanceForRentExemption(0n).send({ abortSignal }));
+        // The runtime refuses a transfer that leaves a new account below the rent-exempt minimum.
+        if (amount < minimum) return { refused: `${request.destination} has no account yet, and a transfer creating one must send at least ${minimum} lamports.` };
+      }
+      const refusal = overCap(splPayoutMaxCostLamports(fee, false));
+      if (refusal) return refusal;
+      signed = await signSolPayout({ hotWallet: this.signer, destination, lamports: amount, blockhash: latest.value, priorityFee: fee });
+    } else {
+      const mint = address(pair.token_contract);
+      const [source, tokenAccount] = await Promise.all(
+        [this.signer.address, destination].map(async (owner) => (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0]),
+      );
+      const [latest, existing, fee] = await Promise.all([blockhash, accountOf(tokenAccount!), priorityFee([this.signer.address, source!, tokenAccount!], SPL_COMPUTE_UNITS)]);
+      // Created in the same transaction only when missing: then its rent is part of what the payout costs.
+      const createDestinationAccount = existing === null;
+      const refusal = overCap(splPayoutMaxCostLamports(fee, createDestinationAccount));
+      if (refusal) return refusal;
+      signed = await signSplPayout({
+        hotWallet: this.signer,
+        mint,
+        decimals: pair.decimals,
+        destinationOwner: destination,
+        amount,
+        createDestinationAccount,
+        blockhash: latest.value,
+        priorityFee: fee,
+      });
+    }
+    return {
+      signed: {
+        txId: signed.signature,
+        raw: bytesToHex(getBase64Encoder().encode(signed.wireTransaction) as Uint8Array),
+        deadline: { kind: 'last_valid_height', height: signed.lastValidBlockHeight },
+      },
+    };
+  }
+
+  /**
+   * The rent (in SOL) a token payout to `destination` pays on top when the destination has no token account for the
+   * mint, as the quote prices it; zero for SOL and for an existing account. A node that does not answer makes it the
+   * rent: a quote may charge too much, never too little.
+   */
+  async accountCreationCost(network: string, asset: string, destination: string): Promise<string> {
+    const pair = this.catalog.pair(asset, network);
+    if (!pair?.token_contract) return '0';
+    const rent = new Decimal(TOKEN_ACCOUNT_RENT_LAMPORTS.toString()).dividedBy(LAMPORTS_PER_SOL).toFixed();
+    const { rpc, call } = this.node(network);
+    const mint = address(pair.token_contract);
+    try {
+      const [tokenAccount] = await findAssociatedTokenPda({ owner: address(destination), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+      const { value } = await call('getAccountInfo', (abortSignal) => rpc.getAccountInfo(tokenAccount, { commitment: 'confirmed', encoding: 'base64' }).send({ abortSignal }));
+      return value === null ? rent : '0';
+    } catch {
+      return rent;
+    }
+  }
+
+  async broadcast(network: string, raw: string): Promise<{ accepted: true } | { accepted: false; reason: string }> {
+    const { rpc, call } = this.node(network);
+    const wire = getBase64Decoder().decode(hexToBytes(raw)) as Base64EncodedWireTransaction;
+    return call('sendTransaction', async (abortSignal) => {
+      try {
+        // No preflight: the chain decides, and a transaction that fails there is a proof the engine reads at finality.
+        await rpc.sendTransaction(wire, { encoding: 'base64', skipPreflight: true }).send({ abortSignal });
+        return { accepted: true };
+      } catch (error) {
+        if (alreadyProcessed(error)) return { accepted: true };
+        const refusal = nodeRefusal(error);
+        if (refusal === null) throw error;
+        return { accepted: false, reason: refusal };
+      }
+    });
+  }
+
+  async finalPoint(network: string): Promise<{ point: bigint; height: bigint }> {
+    const { rpc, call } = this.node(network);
+    // The block height is what lastValidBlockHeight is stated in; confirmations are counted in slots, as lookups give them.
+    const point = await call('getBlockHeight', (abortSignal) => rpc.getBlockHeight({ commitment: 'finalized' }).send({ abortSignal }));
+    const height = await call('getSlot', (abortSignal) => rpc.getSlot({ commitment: 'finalized' }).send({ abortSignal }));
+    return { point, height };
+  }
+
+  async lookup(network: string, txId: string): Promise<{ final: boolean; succeeded: boolean; block: bigint } | null> {
+    const { rpc, call } = this.node(network);
+    const { value } = await call('getSignatureStatuses', (abortSignal) =>
+      rpc.getSignatureStatuses([toSignature(txId)], { searchTransactionHistory: true }).send({ abortSignal }),
+    );
+    const status = value[0];
+    return status ? { final: status.confirmationStatus === 'finalized', succeeded: status.err === null, block: status.slot } : null;
+  }
+}
+
+export interface SolanaPayoutOptions extends ExpiringPayoutOptions {
+  /** The longest one call to the node may take. */
+  timeoutMs: number;
+}
+
+/** Live Solana payouts from the hot wallet: the expiring-payout engine over the Solana driver, and the driver itself (for quotes). */
+export function solanaPayouts(
+  db: Database,
+  catalog: Catalog,
+  rpcUrls: ReadonlyMap<string, string>,
+  signer: KeyPairSigner,
+  options: SolanaPayoutOptions,
+): { engine: ExpiringPayouts; driver: SolanaDriver } {
+  const driver = new SolanaDriver(catalog, rpcUrls, signer, options.timeoutMs);
+  return { engine: new ExpiringPayouts(db, catalog, driver, options), driver };
+}
+
+/** The hot wallet the settings name (src/config.ts), or null without one. */
+export async function solanaSignerFrom(config: SolanaConfig): Promise<KeyPairSigner | null> {
+  if (config.signer === null) return null;
+  return 'key' in config.signer ? solanaSigner(config.signer.key) : solanaSignerFromFile(config.signer.keyFile);
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, lamports, type Address } from '@solana/kit';
+import { afterAll, beforeAll } from 'vitest';
+import { Catalog } from '../../../src/domain/catalog.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
+import { TablePriceSource } from '../../../src/providers/prices/table-price-source.js';
+import { startTestApp, type TestApp } from '../app.js';
+import { solanaRpcWorld, USDC_MINT, USDT_MINT } from './rpc-world.js';
+
+/** A hot wallet key as solana-keygen writes it: a JSON array of the 32-byte secret then the 32-byte public key. */
+export async function keygenFile(): Promise<{ json: string; address: Address }> {
+  const secret = new Uint8Array(randomBytes(32));
+  const { address } = await createKeyPairSignerFromPrivateKeyBytes(secret);
+  return { json: JSON.stringify([...secret, ...getAddressEncoder().encode(address)]), address };
+}
+
+/** What the hot wallet holds at the start: SOL for fees and rent, USDC to pay out, and too little USDT for a 10 USDT payout. */
+export const HOT_SOL = 100_000_000_000n;
+export const HOT_TOKENS = { USDC: 1_000_000_000_000n, USDT: 5_000_000n };
+
+export interface SolanaPayoutWorld {
+  chain: Awaited<ReturnType<typeof solanaRpcWorld>>;
+  t: TestApp;
+  hotWallet: Address;
+  /** The SOL price the payout engine converts fee caps at, in USD; null: the shipped table's. */
+  solUsd: string | null;
+}
+
+/**
+ * A live app whose Solana payouts go out through the wiring the server runs (CONNECT_SOLANA_RPC_SOLANA and
+ * CONNECT_SOLANA_SIGNER_KEY: the Solana custody provider, the expiring-payout engine, the Solana driver) to the
+ * litesvm JSON-RPC test server; `atBoundary` is where the use case and the engine report their step boundaries.
+ */
+export function useSolanaPayoutWorld(atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>): SolanaPayoutWorld {
+  const world = {} as SolanaPayoutWorld;
+  beforeAll(async () => {
+    world.chain = await solanaRpcWorld();
+    const key = await keygenFile();
+    world.hotWallet = key.address;
+    world.chain.svm.airdrop(key.address, lamports(HOT_SOL));
+    await world.chain.payToken(key.address, USDC_MINT, HOT_TOKENS.USDC);
+    await world.chain.payToken(key.address, USDT_MINT, HOT_TOKENS.USDT);
+    world.solUsd = null;
+    const table = TablePriceSource.load(undefined, Catalog.load(), systemClock);
+    const prices = {
+      current: async () => {
+        const snapshot = await table.current();
+        return snapshot && world.solUsd ? { ...snapshot, usd: { ...snapshot.usd, SOL: world.solUsd } } : snapshot;
+      },
+    };
+    world.t = await startTestApp(
+      {
+        solana: { rpcUrls: { solana: world.chain.url }, pollSeconds: 1, poolLowThreshold: 0, watchHoursAfterExpiry: 72, rpcTimeoutMs: 2_000, signer: { key: key.json }, payoutMaxSignings: 3 },
+        // Every sweep looks at every open payout again: tests decide when blocks are produced.
+        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
+      },
+      undefined,
+      { atPayoutBoundary: atBoundary, prices },
+    );
+  });
+  afterAll(async () => {
+    await world.t?.close();
+    await world.chain?.close();
+  });
+  return world;
+}
+
+/** A wallet nobody has paid yet: it has no account, and no token account. */
+export const freshWallet = async (): Promise<Address> => (await generateKeyPairSigner()).address;
+
+/** The payout's transactions as recorded (migration 020), first signed first, with their lastValidBlockHeight. */
+export const recordedTxs = (world: SolanaPayoutWorld, payoutId: string) =>
+  world.t.db.query<{ tx_id: string; status: string; signing: number; deadline: string }>(
+    'SELECT tx_id, status, signing, deadline::text AS deadline FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing',
+    [payoutId],
+  );
