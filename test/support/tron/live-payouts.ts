@@ -134,6 +134,9 @@ export function tronPayoutKit(world: Pick<TronPayoutWorld, 't'>, network = 'tron
     lastError,
     /** The payout's transactions as recorded (migration 020), first signed first. */
     recorded: (payoutId: string) =>
-      world.t.db.query<{ tx_id: string; status: string; signing: number }>('SELECT tx_id, status, signing FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing', [payoutId]),
+      world.t.db.query<{ tx_id: string; status: string; signing: number; deadline: string }>(
+        'SELECT tx_id, status, signing, deadline::text AS deadline FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing',
+        [payoutId],
+      ),
   };
 }
