@@ -9,14 +9,25 @@ import { freshWallet, useSolanaPayoutWorld } from './support/solana/live-payouts
 import { HOT_WALLET_KEY, tronPayoutKit } from './support/tron/live-payouts.js';
 import { TEST_TRON_XPUB } from './support/tron/xpub.js';
 
-/** A Tron node that takes every request and never answers. */
+/**
+ * A Tron node that answers what a quote asks (the chain's prices, a recipient's balance) and never answers what a
+ * payout then calls: it takes the request and hangs.
+ */
 let dead: http.Server;
 let hanging = 0;
+const QUOTE_ANSWERS: Record<string, unknown> = {
+  '/wallet/getchainparameters': { chainParameter: [{ key: 'getEnergyFee', value: 100 }, { key: 'getTransactionFee', value: 1000 }] },
+  '/wallet/triggerconstantcontract': { result: { result: true }, constant_result: ['1'.padStart(64, '0')] },
+};
 const world = useSolanaPayoutWorld();
 let t: TestApp;
 
 beforeAll(async () => {
-  dead = http.createServer(() => void hanging++);
+  dead = http.createServer((request, response) => {
+    const answer = QUOTE_ANSWERS[request.url ?? ''];
+    if (answer) response.end(JSON.stringify(answer));
+    else hanging++;
+  });
   await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
   // The Solana world's deployment with live Tron as well, whose node is dead; sweeps every second.

@@ -25,7 +25,10 @@ describe('three processes working the same live Tron payouts at once, through a 
     // The storm: a broadcast's answer is lost one time in three, a lookup's one in four, any request one in
     // twelve before the node sees it; and now and then the node forgets its pool (transactions that never land).
     const random = seededRandom(SEED);
+    // Not while payouts are quoted: a quote's lookups lost are a 503 the partner retries, not what this test is about.
+    let quoting = true;
     world.node.decide = (path) => {
+      if (quoting) return 'pass';
       const r = random();
       if (r < 0.08) return 'drop-request';
       if (path === '/wallet/broadcasthex') return r < 0.33 ? 'drop-answer' : 'pass';
@@ -41,8 +44,11 @@ describe('three processes working the same live Tron payouts at once, through a 
     const created: PayoutObject[] = [];
     for (const destination of destinations) {
       created.push(await pay(tenant.key, destination, '5'));
+      quoting = false;
       if (created.length % 4 === 0) await sweepAll();
+      quoting = true;
     }
+    quoting = false;
     for (let round = 0; round < 80; round++) {
       world.node.dropBroadcasts = round < 12;
       await sweepAll();

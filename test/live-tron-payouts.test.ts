@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
 import { recordSigned } from '../src/store/expiring-payouts.js';
@@ -42,6 +43,50 @@ async function expectPaidOnce(key: string, payout: PayoutObject, destination: st
   expect(received).toBe(units(done.quote.recipient_gets));
   expect((await verifyLedger(world.t.db)).ok).toBe(true);
 }
+
+describe('the quote prices a first transfer to an address', () => {
+  const feeUsd = async (key: string, asset: string, destination: string) => {
+    const res = await world.t.call(key, 'POST', '/payouts/quote', { body: { asset, amount: '5', destination, network_hint: 'tron' }, idempotencyKey: randomUUID() });
+    expect(res.statusCode, res.body).toBe(201);
+    return new Decimal(res.json().fee_total_usd);
+  };
+  // The price table's TRX, in USD: what the surcharge, in TRX, is converted at.
+  const trxUsd = async () => new Decimal((await world.t.ctx.prices.current())!.usd.TRX!);
+
+  it('USDT to an address holding none costs 65,000 more energy than to a holder: charged then, at the energy price and TRX price', async () => {
+    const tenant = await fundedTenant('100');
+    const holder = freshDestination();
+    world.node.mintToken(USDT, holder, 1n);
+    const toHolder = await feeUsd(tenant.key, 'USDT', holder);
+    const toNew = await feeUsd(tenant.key, 'USDT', freshDestination());
+    expect(toHolder.toFixed()).toBe('3');
+    expect(toNew.minus(toHolder).toFixed()).toBe(new Decimal('6.5').times(await trxUsd()).toFixed());
+  });
+
+  it('TRX to an address never activated carries its activation fee; to an active one, nothing more', async () => {
+    const tenant = await fundedTenant('100', 'TRX');
+    const active = freshDestination();
+    world.node.setTrx(active, 1n);
+    const toActive = await feeUsd(tenant.key, 'TRX', active);
+    const toNew = await feeUsd(tenant.key, 'TRX', freshDestination());
+    expect(toNew.gt(toActive)).toBe(true);
+  });
+
+  it('a node that does not answer the lookup refuses the quote 503: nothing could be sent', async () => {
+    const tenant = await fundedTenant('100');
+    world.node.decide = (path) => (path === '/wallet/triggerconstantcontract' ? 'drop-request' : 'pass');
+    try {
+      const res = await world.t.call(tenant.key, 'POST', '/payouts/quote', {
+        body: { asset: 'USDT', amount: '5', destination: freshDestination(), network_hint: 'tron' },
+        idempotencyKey: randomUUID(),
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().error).toMatchObject({ code: 'provider_unavailable', message: expect.stringMatching(/^The Tron node could not price this payout/) });
+    } finally {
+      world.node.decide = () => 'pass';
+    }
+  });
+});
 
 describe('a live Tron payout goes out once and completes at finality', () => {
   it('USDT: signed, recorded, broadcast (processing with its transaction id), landed but not final stays processing, final with the confirmations completes', async () => {
@@ -98,8 +143,11 @@ describe('refused before anything is signed', () => {
   it('energy now costs more than the quote charged: failed at once (nothing_signed), nothing recorded, funds back', async () => {
     const tenant = await fundedTenant('100');
     const before = await available(tenant.organizationId);
+    // A holder already: the quote adds nothing to the table's fee, which the energy price now exceeds.
+    const destination = freshDestination();
+    world.node.mintToken(USDT, destination, 1n);
     world.node.energyFeeSun = 10_000n;
-    const payout = await pay(tenant.key, freshDestination(), '10');
+    const payout = await pay(tenant.key, destination, '10');
     await reaches(tenant.key, payout.id, 'failed');
     expect((await statusOf(tenant.key, payout.id)).failure_reason).toMatch(/above what the quote charged/);
     expect(await recorded(payout.id)).toEqual([]);

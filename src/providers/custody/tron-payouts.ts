@@ -6,7 +6,7 @@ import type { Database } from '../../store/database.js';
 import { tronAddressBytes } from '../chains/tron/address.js';
 import { tronNodeHttp, type TronNodeCall } from '../chains/tron/node-http.js';
 import type { TronSigner } from '../chains/tron/signer.js';
-import { buildTransaction, signedTransactionBytes, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from '../chains/tron/transaction.js';
+import { buildTransaction, signedTransactionBytes, trc20BalanceOfData, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from '../chains/tron/transaction.js';
 import type { PayoutRequest } from './custody-provider.js';
 import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
 
@@ -15,6 +15,8 @@ const SUN_PER_TRX = 1_000_000;
 const MAX_FEE_LIMIT_SUN = 15_000n * 1_000_000n;
 /** The node counts a transaction's bandwidth as its serialized size plus this much for its result. */
 const RESULT_BYTES = 64n;
+/** Energy a TRC-20 transfer to an address holding none of the token burns beyond one to a holder (USDT: ~130k against ~65k). */
+const NEW_HOLDER_EXTRA_ENERGY = 65_000n;
 
 export interface TronPayoutOptions extends ExpiringPayoutOptions {
   /** How long after the head block a signed transaction may land: a dropped one is signed again this much later. */
@@ -77,6 +79,36 @@ export class TronDriver implements ExpiringChainDriver {
     const bandwidth = params.get('getTransactionFee');
     if (energy === undefined || bandwidth === undefined) throw new Error('the Tron node answered /wallet/getchainparameters without getEnergyFee and getTransactionFee');
     return { energy, bandwidth, newAccount: (params.get('getCreateAccountFee') ?? 0n) + (params.get('getCreateNewAccountFeeInSystemContract') ?? 0n) };
+  }
+
+  /**
+   * What a payout to `destination` burns beyond the network fee table's, in TRX (a decimal string), as only the
+   * chain can tell: a TRC-20 transfer to an address holding none of the token writes a new balance slot, about
+   * 65,000 more energy than one to a holder; TRX to an address never activated burns the activation fee. The quote
+   * adds it to the fee, at the TRX price. A node that does not answer refuses the quote: it could send nothing.
+   */
+  async newRecipientCost(network: string, asset: string, destination: string): Promise<string> {
+    const pair = this.catalog.pair(asset, network);
+    if (!pair) return '0';
+    const node = this.node(network);
+    try {
+      const prices = await this.prices(node);
+      if (pair.token_contract === null) {
+        const account = await node('/wallet/getaccount', { address: hex41(destination), visible: false });
+        return Object.keys(account).length === 0 ? new Decimal(prices.newAccount.toString()).dividedBy(SUN_PER_TRX).toFixed() : '0';
+      }
+      const answer = await node('/wallet/triggerconstantcontract', {
+        owner_address: hex41(this.signer.address),
+        contract_address: hex41(pair.token_contract),
+        data: bytesToHex(trc20BalanceOfData(destination)),
+        visible: false,
+      });
+      const [balance] = (answer.constant_result as string[] | undefined) ?? [];
+      if (balance === undefined || !/^[0-9a-f]{1,64}$/i.test(balance)) throw new Error('the Tron node answered balanceOf without a constant result');
+      return BigInt(`0x${balance}`) === 0n ? new Decimal((NEW_HOLDER_EXTRA_ENERGY * prices.energy).toString()).dividedBy(SUN_PER_TRX).toFixed() : '0';
+    } catch (error) {
+      throw new DomainError('provider_unavailable', `The Tron node could not price this payout (${error instanceof Error ? error.message : String(error)}). Retry shortly.`);
+    }
   }
 
   async sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
@@ -165,6 +197,7 @@ export function tronPayouts(
   httpUrls: ReadonlyMap<string, string>,
   signer: TronSigner,
   options: TronPayoutOptions,
-): ExpiringPayouts {
-  return new ExpiringPayouts(db, catalog, new TronDriver(catalog, httpUrls, signer, options), options);
+): { engine: ExpiringPayouts; driver: TronDriver } {
+  const driver = new TronDriver(catalog, httpUrls, signer, options);
+  return { engine: new ExpiringPayouts(db, catalog, driver, options), driver };
 }

@@ -6,13 +6,15 @@ import type { EvmXpub } from '../chains/evm-xpub.js';
 import type { TronXpub } from '../chains/tron/xpub.js';
 import type { CustodyProvider, PayoutOutcome, PayoutRequest } from './custody-provider.js';
 import type { EvmPayouts } from './evm-payouts.js';
-import type { ExpiringPayouts } from './expiring-payouts.js';
 import { liveCustody } from './live-custody.js';
+import type { tronPayouts } from './tron-payouts.js';
 
 /** What sends a family's payouts from its hot wallet, and looks after it between payouts. */
 interface HotWallet {
   advance(request: PayoutRequest): Promise<PayoutOutcome>;
   maintain?(network: string): Promise<void>;
+  /** What a payout to this destination costs beyond the fee table (CustodyProvider.payoutSurcharge). */
+  surcharge?(network: string, asset: string, destination: string): Promise<string>;
 }
 
 interface XpubCustody {
@@ -45,6 +47,7 @@ function xpubCustody(db: Database, { family, xpub, networks, hotWallet, signerSe
             `Live payouts on ${network} need a payout signer, and none is configured on this deployment: the operator sets ${signerSettings}.`,
     advancePayout: (request) => (hotWallet ? hotWallet.advance(request) : liveCustody.advancePayout(request)),
     maintain: hotWallet?.maintain && ((network) => hotWallet.maintain!(network)),
+    payoutSurcharge: hotWallet?.surcharge && ((network, asset, destination) => hotWallet.surcharge!(network, asset, destination)),
     async createDepositAddress(request) {
       if (!networks.has(request.network)) {
         throw new DomainError('provider_unavailable', `Live deposits on ${request.network} are not configured on this deployment.`);
@@ -65,11 +68,15 @@ export const liveEvmCustody = (db: Database, xpub: EvmXpub, networks: ReadonlySe
     signerSettings: 'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS)',
   });
 
-export const liveTronCustody = (db: Database, xpub: TronXpub, networks: ReadonlySet<string>, payouts: ExpiringPayouts | null): CustodyProvider =>
+export const liveTronCustody = (db: Database, xpub: TronXpub, networks: ReadonlySet<string>, payouts: ReturnType<typeof tronPayouts> | null): CustodyProvider =>
   xpubCustody(db, {
     family: 'tron',
     xpub,
     networks,
-    hotWallet: payouts && { advance: (request) => payouts.advance(request) },
+    hotWallet: payouts && {
+      advance: (request) => payouts.engine.advance(request),
+      // A first transfer to an address costs more than the table's fee: priced per destination at the quote.
+      surcharge: (network, asset, destination) => payouts.driver.newRecipientCost(network, asset, destination),
+    },
     signerSettings: 'CONNECT_TRON_SIGNER_KEY or CONNECT_TRON_SIGNER_KEY_FILE',
   });

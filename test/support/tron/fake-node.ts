@@ -16,6 +16,8 @@ import { tronAddressBytes } from '../../../src/providers/chains/tron/address.js'
 const BLOCK_MS = 3_000;
 const ENERGY_FEE_SUN = 100n;
 export const BANDWIDTH_FEE_SUN = 1_000n;
+/** The selector of TRC-20 `balanceOf(address)`. */
+const BALANCE_OF = '70a08231';
 export const ENERGY_TO_HOLDER = 65_000n;
 export const ENERGY_TO_NEW_HOLDER = 130_000n;
 
@@ -239,6 +241,11 @@ export class FakeTronNode {
   private simulate(body: Record<string, unknown>): unknown {
     const data = String(body.data);
     const token = String(body.contract_address);
+    // balanceOf(address): a constant call answering the holder's balance, as a 32-byte word.
+    if (data.startsWith(BALANCE_OF)) {
+      const balance = this.tokens.get(token)?.get(`41${data.slice(32, 72)}`) ?? 0n;
+      return { result: { result: true }, energy_used: 0, constant_result: [balance.toString(16).padStart(64, '0')], transaction: { ret: [{}] } };
+    }
     const tx = { token, owner: String(body.owner_address), to: `41${data.slice(32, 72)}`, amount: BigInt(`0x${data.slice(72, 136)}`) } as Decoded;
     const enough = (this.tokens.get(token)?.get(tx.owner) ?? 0n) >= tx.amount;
     return {

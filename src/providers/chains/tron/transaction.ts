@@ -64,6 +64,11 @@ export function trc20TransferData(to: string, amount: bigint): Uint8Array {
   return hexToBytes(data.slice(2));
 }
 
+/** The call data of TRC-20 `balanceOf(owner)`: a constant call, what an address holds of the token. */
+export function trc20BalanceOfData(owner: string): Uint8Array {
+  return hexToBytes(encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [evmHexFromTronAddress(owner)] }).slice(2));
+}
+
 export interface TransactionInput {
   contract: TronContract;
   /**
