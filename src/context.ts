@@ -31,6 +31,7 @@ import { tronPayouts } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
+import { Refunds } from './use-cases/refunds.js';
 import { NetworkFees } from './domain/network-fees.js';
 import { priceSourceFor } from './providers/prices/index.js';
 import type { PriceSource } from './providers/prices/price-source.js';
@@ -130,6 +131,10 @@ export async function createContext(config: Config, database: Database, options:
   const resolve = options.resolve ?? resolveHost;
   const events = new EventLog();
   const callers = new CallerCache(db);
+  const payouts = new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, {
+    ...config.livePayouts,
+    atBoundary: options.atPayoutBoundary,
+  });
   return {
     config,
     db,
@@ -150,10 +155,8 @@ export async function createContext(config: Config, database: Database, options:
     transactions: new Transactions(),
     events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
-    payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, {
-      ...config.livePayouts,
-      atBoundary: options.atPayoutBoundary,
-    }),
+    payouts,
+    refunds: new Refunds(db, catalog, clock, payouts),
     webhooks: new Webhooks(db, events, resolve),
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),

@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   'quote_expired',
   'quote_not_found',
   'insufficient_funds',
+  'refund_exceeds_refundable',
   'invalid_state',
   'price_unavailable',
   'rate_limited',

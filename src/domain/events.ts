@@ -12,6 +12,9 @@ export const EVENT_TYPES = {
   'payout.created': 'payout.created',
   'payout.completed': 'payout.completed',
   'payout.failed': 'payout.failed',
+  'refund.created': 'refund.created',
+  'refund.completed': 'refund.completed',
+  'refund.failed': 'refund.failed',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -5,6 +5,11 @@ import { Decimal } from './money.js';
 export const PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
+/** A refund is a payout of its own kind: same engine, its own routes, events and ledger row type (docs/refunds.md). */
+export type PayoutKind = 'payout' | 'refund';
+/** Who pays a refund's network fee: taken from what the payer receives, or charged to the owner's balance on top. */
+export type RefundNetworkFee = 'deducted' | 'on_top';
+
 /** The contract: a quote is good for 60 seconds. */
 export const QUOTE_TTL_SECONDS = 60;
 /** A sandbox payout completes after its route's estimated time, never sooner than this. */

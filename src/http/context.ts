@@ -14,6 +14,7 @@ import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
 import type { Balances } from '../use-cases/balances.js';
 import type { Payouts } from '../use-cases/payouts.js';
+import type { Refunds } from '../use-cases/refunds.js';
 import type { EventLog } from '../use-cases/events.js';
 import type { OperatorService } from '../use-cases/operator.js';
 import type { OperatorPayouts } from '../use-cases/operator-payouts.js';
@@ -51,6 +52,8 @@ export interface AppContext {
   /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
   prices: PriceSource;
   payouts: Payouts;
+  /** Refunds of payment intents: quotes of their own, executed and worked as payouts of kind refund. */
+  refunds: Refunds;
   webhooks: Webhooks;
   /** This context's own metrics registry (docs/metrics.md). */
   metrics: Metrics;

@@ -40,6 +40,7 @@ export const ERROR_HTTP: Record<ErrorCode, { status: number; type: ErrorType }> 
   quote_expired: { status: 400, type: 'invalid_request_error' },
   quote_not_found: { status: 404, type: 'not_found_error' },
   insufficient_funds: { status: 400, type: 'invalid_request_error' },
+  refund_exceeds_refundable: { status: 400, type: 'invalid_request_error' },
   invalid_state: { status: 409, type: 'invalid_request_error' },
   price_unavailable: { status: 503, type: 'api_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },

@@ -5,6 +5,7 @@ import type { App, AppContext } from '../http/context.js';
 import { Address, presentAddress } from '../http/resources/address.js';
 import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { Payout, presentPayout } from '../http/resources/payout.js';
+import { presentRefund, Refund } from '../http/resources/refund.js';
 import { errorEnvelope } from '../http/error-codes.js';
 import { readIdempotencyKey } from '../http/idempotency.js';
 import { checkPaymentIntentId } from '../use-cases/payment-intents.js';
@@ -20,7 +21,7 @@ const checkId = (id: string, what: string) => {
 };
 
 /** Sandbox helpers: only sandbox keys see them; a live key is answered as if they did not exist. */
-export function sandboxRoutes(app: App, { clock, config, idempotency, simulator, payouts }: AppContext, partnerPrefix: string): void {
+export function sandboxRoutes(app: App, { clock, config, idempotency, simulator, payouts, refunds }: AppContext, partnerPrefix: string): void {
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
@@ -108,6 +109,39 @@ export function sandboxRoutes(app: App, { clock, config, idempotency, simulator,
         return reply.code(409).send({
           ...errorEnvelope(config.docsBaseUrl, error.code, error.message, error.param),
           payout: presentPayout(error.payout, `${config.publicUrl}${partnerPrefix}`),
+        });
+      }
+    },
+  );
+
+  app.post(
+    '/test/refunds/:id/simulate',
+    {
+      config: { scope: 'payouts:write', fundMoving: true, sandboxOnly: true, errors: ['resource_not_found', 'invalid_state'] },
+      schema: {
+        summary: 'Drive a sandbox refund to an outcome',
+        description:
+          'completed settles the refund (funds leave, fee collected); failed returns the reserved funds, and the amount becomes ' +
+          'refundable again. A move backward or out of a final state changes nothing and answers 409 invalid_state with the refund ' +
+          'as it is. No Idempotency-Key needed.',
+        tags,
+        params: Type.Object({ id: PathId }),
+        body: Type.Object({ outcome: Type.Union([Type.Literal('completed'), Type.Literal('failed')]) }, { additionalProperties: false }),
+        response: {
+          200: Refund,
+          409: Type.Object({ error: ErrorEnvelopeSchema.properties.error, refund: Refund }, { description: 'invalid_state, with the refund as it is.' }),
+          ...errorResponses(400, 404, 422, ...PARTNER_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      try {
+        return presentRefund(await refunds.simulate(tenantOf(request.caller!), request.params.id, request.body.outcome));
+      } catch (error) {
+        if (!(error instanceof PayoutStateConflict)) throw error;
+        return reply.code(409).send({
+          ...errorEnvelope(config.docsBaseUrl, error.code, error.message, error.param),
+          refund: presentRefund(error.payout),
         });
       }
     },

@@ -3,7 +3,9 @@ import type { Sql } from './database.js';
 import { violates } from './errors.js';
 import { claimCte, type AnswerClaim } from './idempotency.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
+import { REFUNDS_OF_INTENT, withRefundDates } from './refunds.js';
 import type { Tenant } from './tenancy.js';
+import type { RefundRecord } from '../domain/refunds.js';
 
 /** The envelope's `deposit`: the last credit to the intent. */
 export interface DepositSnapshot {
@@ -135,8 +137,11 @@ const ADDRESSES = `(
   FROM deposit_addresses a WHERE a.payment_intent_id = i.id
 ) AS addresses`;
 
+/** An intent as its envelope shows it: with its addresses in expansion order and its refunds, oldest first. */
+export type IntentWithParts = IntentRow & { addresses: IntentAddressRow[]; refunds: RefundRecord[] };
+
 /**
- * One intent with its addresses in expansion order, in one statement; `lock` holds the intent row (not
+ * One intent with its addresses in expansion order and its refunds, in one statement; `lock` holds the intent row (not
  * its addresses) for the caller's transaction. The addresses are found by their intent alone: the intent is
  * the tenant's, and its addresses carry its tenant. A tenant condition there would also let a planner without
  * statistics (PGlite never analyzes) combine the intent index with a scan of every address of the mode.
@@ -146,12 +151,12 @@ export async function findIntentWithAddresses(
   tenant: Tenant,
   id: string,
   lock: boolean,
-): Promise<(IntentRow & { addresses: IntentAddressRow[] }) | null> {
-  const [row] = await sql.query<IntentRow & { addresses: IntentAddressRow[] }>(
-    `SELECT ${COLUMNS}, ${ADDRESSES} FROM payment_intents i WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
+): Promise<IntentWithParts | null> {
+  const [row] = await sql.query<IntentWithParts>(
+    `SELECT ${COLUMNS}, ${ADDRESSES}, ${REFUNDS_OF_INTENT} FROM payment_intents i WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
     [id, tenant.organizationId, tenant.mode],
   );
-  return row ?? null;
+  return row ? withRefundDates(row) : null;
 }
 
 export async function findIntent(sql: Sql, tenant: Tenant, id: string, lock = false): Promise<IntentRow | null> {
@@ -162,15 +167,11 @@ export async function findIntent(sql: Sql, tenant: Tenant, id: string, lock = fa
   return row ?? null;
 }
 
-/** A page of intents, each with its addresses aggregated by the database: one statement, one JSON value per intent. */
-export function listIntents(
-  sql: Sql,
-  tenant: Tenant,
-  profileId: string | undefined,
-  page: PageRequest,
-): Promise<Page<IntentRow & { addresses: IntentAddressRow[] }>> {
+/** A page of intents, each with its addresses and refunds aggregated by the database: one statement, JSON values per intent. */
+export async function listIntents(sql: Sql, tenant: Tenant, profileId: string | undefined, page: PageRequest): Promise<Page<IntentWithParts>> {
   const filter = Filter.tenant(tenant).optional((p) => `profile_id = ${p}`, profileId);
-  return fetchPage(sql, `SELECT ${COLUMNS}, ${ADDRESSES} FROM payment_intents i`, filter, page);
+  const found = await fetchPage<IntentWithParts>(sql, `SELECT ${COLUMNS}, ${ADDRESSES}, ${REFUNDS_OF_INTENT} FROM payment_intents i`, filter, page);
+  return { ...found, rows: found.rows.map(withRefundDates) };
 }
 
 export async function recordCredit(

@@ -1,8 +1,11 @@
-import type { PayoutStatus } from '../domain/payouts.js';
+import type { PayoutKind, PayoutStatus, RefundNetworkFee } from '../domain/payouts.js';
 import type { Sql } from './database.js';
 import { claimCte, type AnswerClaim } from './idempotency.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
+
+const REFUND_COLUMNS = `kind, payment_intent_id, refund_amount::text AS refund_amount, refund_amount_counted::text AS refund_amount_counted,
+  refund_network_fee, refund_reason`;
 
 /** What a quote fixes and its payout carries over: who pays, where to, how much, on which route. */
 interface PayoutTerms {
@@ -20,6 +23,13 @@ interface PayoutTerms {
   fee_total_usd: string;
   estimated_seconds: number;
   created_at: Date;
+  /** 'refund': a refund of `payment_intent_id`, with the refund_* terms (docs/refunds.md); null on a payout. */
+  kind: PayoutKind;
+  payment_intent_id: string | null;
+  refund_amount: string | null;
+  refund_amount_counted: string | null;
+  refund_network_fee: RefundNetworkFee | null;
+  refund_reason: string | null;
 }
 
 export interface QuoteRow extends PayoutTerms {
@@ -28,7 +38,7 @@ export interface QuoteRow extends PayoutTerms {
 }
 
 const QUOTE_COLUMNS = `id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount::text AS amount,
-  fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds, used_at, expires_at, created_at`;
+  fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds, used_at, expires_at, created_at, ${REFUND_COLUMNS}`;
 
 /**
  * Inserts the quote and its idempotency record with the answer in one statement (no transaction needed).
@@ -51,13 +61,20 @@ export async function insertQuote(sql: Sql, quote: Omit<QuoteRow, 'used_at'>, an
     quote.estimated_seconds,
     quote.expires_at,
     quote.created_at,
+    quote.kind,
+    quote.payment_intent_id,
+    quote.refund_amount,
+    quote.refund_amount_counted,
+    quote.refund_network_fee,
+    quote.refund_reason,
   ];
   const param = (value: unknown) => `$${params.push(value)}`;
   const [row] = await sql.query<{ claimed: boolean }>(
     `WITH ${claimCte(answer, null, param)}, quote AS (
        INSERT INTO payout_quotes (id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount, fee,
-         user_sends, fee_total_usd, estimated_seconds, expires_at, created_at)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 FROM claim
+         user_sends, fee_total_usd, estimated_seconds, expires_at, created_at, kind, payment_intent_id, refund_amount,
+         refund_amount_counted, refund_network_fee, refund_reason)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM claim
      )
      SELECT EXISTS (SELECT FROM claim) AS claimed`,
     params,
@@ -65,11 +82,11 @@ export async function insertQuote(sql: Sql, quote: Omit<QuoteRow, 'used_at'>, an
   return row!.claimed;
 }
 
-/** The tenant's quote, locked for this transaction: executions of one quote take turns. */
-export async function lockQuote(tx: Sql, tenant: Tenant, id: string): Promise<QuoteRow | null> {
+/** The tenant's quote of this kind, locked for this transaction: executions of one quote take turns. */
+export async function lockQuote(tx: Sql, tenant: Tenant, id: string, kind: PayoutKind): Promise<QuoteRow | null> {
   const [row] = await tx.query<QuoteRow>(
-    `SELECT ${QUOTE_COLUMNS} FROM payout_quotes WHERE id = $1 AND organization_id = $2 AND mode = $3 FOR UPDATE`,
-    [id, tenant.organizationId, tenant.mode],
+    `SELECT ${QUOTE_COLUMNS} FROM payout_quotes WHERE id = $1 AND organization_id = $2 AND mode = $3 AND kind = $4 FOR UPDATE`,
+    [id, tenant.organizationId, tenant.mode, kind],
   );
   return row ?? null;
 }
@@ -91,7 +108,7 @@ export interface PayoutRow extends PayoutTerms {
 
 export const PAYOUT_COLUMNS = `id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network,
   amount::text AS amount, fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds,
-  estimated_delivery_at, transaction_id, tx_hash, failure_reason, completed_at, failed_at, created_at`;
+  estimated_delivery_at, transaction_id, tx_hash, failure_reason, completed_at, failed_at, created_at, ${REFUND_COLUMNS}`;
 
 /** A new payout, pending; a live one leased to the process creating it (`lease`), a sandbox one with none. */
 export async function insertPayout(
@@ -101,8 +118,10 @@ export async function insertPayout(
 ): Promise<PayoutRow> {
   const [row] = await tx.query<PayoutRow>(
     `INSERT INTO payouts (id, organization_id, mode, quote_id, profile_id, external_ref, status, destination, asset, network, amount,
-       fee, user_sends, fee_total_usd, estimated_seconds, estimated_delivery_at, transaction_id, created_at, updated_at, lease_token, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19) RETURNING ${PAYOUT_COLUMNS}`,
+       fee, user_sends, fee_total_usd, estimated_seconds, estimated_delivery_at, transaction_id, created_at, updated_at, lease_token, next_attempt_at,
+       kind, payment_intent_id, refund_amount, refund_amount_counted, refund_network_fee, refund_reason)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+     RETURNING ${PAYOUT_COLUMNS}`,
     [
       payout.id,
       payout.organization_id,
@@ -123,15 +142,22 @@ export async function insertPayout(
       payout.created_at,
       lease?.token ?? null,
       lease?.until ?? null,
+      payout.kind,
+      payout.payment_intent_id,
+      payout.refund_amount,
+      payout.refund_amount_counted,
+      payout.refund_network_fee,
+      payout.refund_reason,
     ],
   );
   return row!;
 }
 
-export async function findPayout(sql: Sql, tenant: Tenant, id: string, lock = false): Promise<PayoutRow | null> {
+/** The tenant's payout (of `kind`, when given: a partner route sees only its own kind), optionally locked. */
+export async function findPayout(sql: Sql, tenant: Tenant, id: string, lock = false, kind?: PayoutKind): Promise<PayoutRow | null> {
   const [row] = await sql.query<PayoutRow>(
-    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1 AND organization_id = $2 AND mode = $3${lock ? ' FOR UPDATE' : ''}`,
-    [id, tenant.organizationId, tenant.mode],
+    `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = $1 AND organization_id = $2 AND mode = $3${kind ? ' AND kind = $4' : ''}${lock ? ' FOR UPDATE' : ''}`,
+    kind ? [id, tenant.organizationId, tenant.mode, kind] : [id, tenant.organizationId, tenant.mode],
   );
   return row ?? null;
 }
@@ -163,12 +189,16 @@ export async function updatePayoutStatus(
 }
 
 export interface PayoutFilters {
+  kind: PayoutKind;
   profileId?: string;
+  paymentIntentId?: string;
   statuses?: PayoutStatus[];
 }
 
 export function listPayouts(sql: Sql, tenant: Tenant, filters: PayoutFilters, page: PageRequest): Promise<Page<PayoutRow>> {
   const filter = Filter.tenant(tenant)
+    .add((p) => `kind = ${p}`, filters.kind)
+    .optional((p) => `payment_intent_id = ${p}`, filters.paymentIntentId)
     .optional((p) => `profile_id = ${p}`, filters.profileId)
     .optional((p) => `status = ANY(${p}::text[])`, filters.statuses);
   return fetchPage<PayoutRow>(sql, `SELECT ${PAYOUT_COLUMNS} FROM payouts`, filter, page);

@@ -26,14 +26,20 @@ export interface TransactionRow {
   output_index: number | null;
   address_id: string | null;
   payment_intent_id: string | null;
+  /** A refund's row: the refund, and the intent it refunds (payment_intent_id stays null: it names credits only). */
+  refund_id: string | null;
+  refund_payment_intent_id: string | null;
   completed_at: Date | null;
   created_at: Date;
 }
 
 const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount, fee::text AS fee, counted_amount::text AS counted_amount,
-  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, completed_at, created_at`;
+  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, refund_id, refund_payment_intent_id, completed_at, created_at`;
 
-export type NewDeposit = Omit<TransactionRow, 'id' | 'type' | 'status' | 'fee' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index'> & {
+export type NewDeposit = Omit<
+  TransactionRow,
+  'id' | 'type' | 'status' | 'fee' | 'completed_at' | 'created_at' | 'network' | 'tx_hash' | 'output_index' | 'refund_id' | 'refund_payment_intent_id'
+> & {
   network: string;
   tx_hash: string;
   output_index: number;
@@ -98,16 +104,36 @@ export async function failDeposit(tx: Sql, id: string): Promise<void> {
   await tx.query("UPDATE transactions SET status = 'failed' WHERE id = $1 AND type = 'deposit'", [id]);
 }
 
-/** A payout's row: pending until the payout completes (confirmed) or fails; `amount` is what left the balance. */
+/**
+ * A payout's or a refund's row (`refund` set: type refund): pending until it completes (confirmed) or fails;
+ * `amount` is what left the balance.
+ */
 export async function insertPayoutTransaction(
   tx: Sql,
   row: Pick<TransactionRow, 'id' | 'organization_id' | 'mode' | 'profile_id' | 'external_ref' | 'asset' | 'network' | 'amount' | 'fee' | 'to_address'>,
+  refund: { id: string; paymentIntentId: string } | null,
   now: Date,
 ): Promise<TransactionRow> {
   const [inserted] = await tx.query<TransactionRow>(
-    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount, fee, to_address, created_at)
-     VALUES ($1, $2, $3, $4, $5, 'payout', 'pending', $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-    [row.id, row.organization_id, row.mode, row.profile_id, row.external_ref, row.asset, row.network, row.amount, row.fee, row.to_address, now],
+    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount, fee, to_address, created_at,
+       refund_id, refund_payment_intent_id)
+     VALUES ($1, $2, $3, $4, $5, $12, 'pending', $6, $7, $8, $9, $10, $11, $13, $14) RETURNING ${COLUMNS}`,
+    [
+      row.id,
+      row.organization_id,
+      row.mode,
+      row.profile_id,
+      row.external_ref,
+      row.asset,
+      row.network,
+      row.amount,
+      row.fee,
+      row.to_address,
+      now,
+      refund ? 'refund' : 'payout',
+      refund?.id ?? null,
+      refund?.paymentIntentId ?? null,
+    ],
   );
   return inserted!;
 }

@@ -35,8 +35,8 @@ export interface CreateIntentInput {
   metadata?: Record<string, string | number | boolean | null> | null;
 }
 
-/** An intent with its deposit addresses in expansion order: what the envelope is made of. */
-export type IntentView = IntentRow & { addresses: IntentAddressRow[] };
+/** An intent with its deposit addresses in expansion order and its refunds: what the envelope is made of. */
+export type IntentView = intents.IntentWithParts;
 
 
 export function checkExternalRef(externalRef: string | null | undefined): string | null {
@@ -171,6 +171,7 @@ export class PaymentIntents {
         last_deposit: null,
         completed_at: null,
         addresses: prepared.addresses.map((a) => ({ id: a.id, payment_intent_id: prepared.id, asset: a.asset, network: a.network, address: a.address })),
+        refunds: [],
       };
       const outcome = await intents.insertIntent(sql, intent, prepared.addresses, refCodeHeldUntil(expiresAt), now, answer(view));
       if (outcome !== 'ref_code_taken') return outcome === 'written';

@@ -14,8 +14,10 @@ import {
   MIN_SANDBOX_DELIVERY_SECONDS,
   QUOTE_TTL_SECONDS,
   sandboxPayoutId,
+  type PayoutKind,
   type PayoutStatus,
 } from '../domain/payouts.js';
+import { refundObject } from '../domain/refunds.js';
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
@@ -34,6 +36,7 @@ import { tenantOf, type Tenant } from '../store/tenancy.js';
 import { insertPayoutTransaction, settleTransaction } from '../store/transactions.js';
 import { recordEvent } from './events.js';
 import { checkExternalRef } from './payment-intents.js';
+import { checkRefundable } from './refund-checks.js';
 
 export interface QuoteInput {
   destination: string;
@@ -43,8 +46,8 @@ export interface QuoteInput {
   network_hint?: string;
 }
 
-/** One way to send the asset: a network, its fee and how long it takes. */
-interface RouteOption {
+/** One way to send the asset: a network, its fee and how long it takes, and what the payer holds there. */
+export interface RouteOption {
   network: AssetNetwork;
   feeUsd: Decimal;
   fee: Decimal;
@@ -159,6 +162,7 @@ export class Payouts {
         expires_at: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
         created_at: now,
         used_at: null,
+        ...PAYOUT_TERMS,
       };
       const view: QuoteView = {
         quote,
@@ -184,6 +188,16 @@ export class Payouts {
     const reason = refusal ?? (sendable.length === 0 ? refusalOf(networks[0]!.network) : null);
     if (reason !== null) throw new DomainError('provider_unavailable', `${reason} No quote was made.`);
     return sendable;
+  }
+
+  /**
+   * The price of sending `asset` to `destination` on one given network, from `payer`'s balance: the same pricing as
+   * a payout's route (fee table, the provider's surcharge for this destination), refused as a payout quote is when
+   * the network cannot pay out now. Refunds are priced here.
+   */
+  async priceOn(tenant: Tenant, asset: string, network: AssetNetwork, payer: { profileId: string | null }, destination: string): Promise<RouteOption> {
+    const [option] = await this.routeOptions(tenant, asset, this.sendable(tenant, [network], network.network), payer, destination);
+    return option!;
   }
 
   private async knownProfile(tenant: Tenant, externalRef: string): Promise<{ profileId: string } | null> {
@@ -235,14 +249,14 @@ export class Payouts {
 
   // Execution ---------------------------------------------------------------------------------------------
 
-  /** Execution, in the caller's transaction. */
-  executeQuote(caller: Caller, quoteId: string): (tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
-    return (tx) => this.execute(tx, tenantOf(caller), quoteId);
+  /** Execution of a quote of `kind` (a refund's quote executes only as a refund, a payout's only as a payout), in the caller's transaction. */
+  executeQuote(caller: Caller, quoteId: string, kind: PayoutKind = 'payout'): (tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+    return (tx) => this.execute(tx, tenantOf(caller), quoteId, kind);
   }
 
-  private async execute(tx: Sql, tenant: Tenant, quoteId: string): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
-    const quote = await store.lockQuote(tx, tenant, quoteId);
-    if (!quote) throw new DomainError('quote_not_found', 'No payout quote with that id.', 'quote_id');
+  private async execute(tx: Sql, tenant: Tenant, quoteId: string, kind: PayoutKind): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+    const quote = await store.lockQuote(tx, tenant, quoteId, kind);
+    if (!quote) throw new DomainError('quote_not_found', `No ${kind} quote with that id.`, 'quote_id');
     const refusal = tenant.mode === 'live' ? this.custodyFor('live').payoutRefusal(quote.network) : null;
     // Thrown before anything is written, and a 503 is never stored as the idempotent answer: a retry tries again.
     if (refusal) throw new DomainError('provider_unavailable', `${refusal} Nothing was reserved or sent.`);
@@ -260,6 +274,8 @@ export class Payouts {
       throw new DomainError('quote_expired', `This quote expired at ${quote.expires_at.toISOString()}. Request a new quote.`, 'quote_id');
     }
     if (!sandbox) await store.markQuoteUsed(tx, tenant, quote.id, now);
+    // Under the intent's row lock, taken before any ledger account as a deposit takes it: refunds of one intent queue here.
+    if (quote.kind === 'refund') await checkRefundable(tx, tenant, quote);
 
     const owner: Owner = { profileId: quote.profile_id, asset: quote.asset, network: quote.network };
     const transaction = await insertPayoutTransaction(
@@ -276,6 +292,7 @@ export class Payouts {
         fee: quote.fee,
         to_address: quote.destination,
       },
+      quote.kind === 'refund' ? { id, paymentIntentId: quote.payment_intent_id! } : null,
       now,
     );
     const userSends = new Decimal(quote.user_sends);
@@ -303,6 +320,12 @@ export class Payouts {
       estimated_delivery_at: new Date(now.getTime() + deliverySeconds * 1000),
       transaction_id: transaction.id,
       created_at: now,
+      kind: quote.kind,
+      payment_intent_id: quote.payment_intent_id,
+      refund_amount: quote.refund_amount,
+      refund_amount_counted: quote.refund_amount_counted,
+      refund_network_fee: quote.refund_network_fee,
+      refund_reason: quote.refund_reason,
     });
     await this.recordPayoutEvent(tx, tenant, 'payout.created', payout, now);
     if (!lease) return { payout, afterCommit: null };
@@ -451,7 +474,11 @@ export class Payouts {
     return failed;
   }
 
+  /** The payout's event; a refund's is its own type, about the intent it refunds (its timeline shows it), carrying the refund object. */
   private recordPayoutEvent(tx: Sql, tenant: Tenant, type: 'payout.created' | 'payout.completed' | 'payout.failed', payout: PayoutRow, now: Date) {
+    if (payout.kind === 'refund') {
+      return recordEvent(tx, tenant, REFUND_EVENTS[type], refundObject(payout), { id: payout.payment_intent_id!, kind: 'payment_intent' }, now);
+    }
     return recordEvent(
       tx,
       tenant,
@@ -476,11 +503,11 @@ export class Payouts {
     );
   }
 
-  /** Sandbox helper: drives a payout to an outcome now; a move backward or out of a terminal state is refused. */
-  async simulate(tenant: Tenant, id: string, outcome: 'completed' | 'failed'): Promise<PayoutRow> {
+  /** Sandbox helper: drives a payout (or a refund) to an outcome now; a move backward or out of a terminal state is refused. */
+  async simulate(tenant: Tenant, id: string, outcome: 'completed' | 'failed', kind: PayoutKind = 'payout'): Promise<PayoutRow> {
     return this.db.transaction(async (tx) => {
-      const payout = isUuid(id) ? await store.findPayout(tx, tenant, id, true) : null;
-      if (!payout) throw notFound('payout');
+      const payout = isUuid(id) ? await store.findPayout(tx, tenant, id, true, kind) : null;
+      if (!payout) throw notFound(kind);
       if (!canMove(payout.status, outcome)) throw new PayoutStateConflict(payout, outcome);
       return outcome === 'completed'
         ? this.complete(tx, tenant, payout, this.sandboxTxHash(payout))
@@ -539,18 +566,36 @@ export class Payouts {
 
   // Reads -------------------------------------------------------------------------------------------------
 
-  async get(sql: Sql, tenant: Tenant, id: string): Promise<PayoutRow> {
-    const payout = isUuid(id) ? await store.findPayout(sql, tenant, id) : null;
-    if (!payout) throw notFound('payout', 'payout_id');
+  /** One payout of the tenant; GET /payouts never shows refunds, GET /refunds only them (`kind`). */
+  async get(sql: Sql, tenant: Tenant, id: string, kind: PayoutKind = 'payout'): Promise<PayoutRow> {
+    const payout = isUuid(id) ? await store.findPayout(sql, tenant, id, false, kind) : null;
+    if (!payout) throw notFound(kind, `${kind}_id`);
     return payout;
   }
 
-  async list(sql: Sql, tenant: Tenant, filters: { externalRef?: string; statuses?: PayoutStatus[] }, page: PageRequest): Promise<Page<PayoutRow>> {
+  async list(
+    sql: Sql,
+    tenant: Tenant,
+    filters: { kind?: PayoutKind; externalRef?: string; paymentIntentId?: string; statuses?: PayoutStatus[] },
+    page: PageRequest,
+  ): Promise<Page<PayoutRow>> {
     const profileId = await profileFilter(sql, tenant, filters.externalRef);
     if (profileId === null) return { rows: [], hasMore: false };
-    return store.listPayouts(sql, tenant, { profileId, statuses: filters.statuses }, page);
+    return store.listPayouts(sql, tenant, { kind: filters.kind ?? 'payout', profileId, paymentIntentId: filters.paymentIntentId, statuses: filters.statuses }, page);
   }
 }
+
+/** A plain payout's terms beyond what every quote fixes: none of a refund's. */
+const PAYOUT_TERMS = {
+  kind: 'payout',
+  payment_intent_id: null,
+  refund_amount: null,
+  refund_amount_counted: null,
+  refund_network_fee: null,
+  refund_reason: null,
+} as const;
+
+const REFUND_EVENTS = { 'payout.created': 'refund.created', 'payout.completed': 'refund.completed', 'payout.failed': 'refund.failed' } as const;
 
 const AT_FEE_CAP = 'live payout: unmined, and its fee is already what the quote charged; it waits for the network fees to fall';
 
@@ -560,6 +605,6 @@ export class PayoutStateConflict extends DomainError {
     readonly payout: PayoutRow,
     outcome: string,
   ) {
-    super('invalid_state', `This payout is ${payout.status}${isTerminal(payout.status) ? ' (final)' : ''}; it cannot become ${outcome}.`, 'outcome');
+    super('invalid_state', `This ${payout.kind} is ${payout.status}${isTerminal(payout.status) ? ' (final)' : ''}; it cannot become ${outcome}.`, 'outcome');
   }
 }

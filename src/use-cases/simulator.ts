@@ -84,7 +84,7 @@ export class DepositSimulator {
 
       const seed = `${intent.id}:${intent.deposit_count + 1}`;
       const credited = await this.credit(tx, tenant, { id: target.id, network: target.network }, seed, amount, prices, intent);
-      return { view: { ...(credited.intent ?? intent), addresses: intent.addresses }, credit: credited };
+      return { view: { ...(credited.intent ?? intent), addresses: intent.addresses, refunds: intent.refunds }, credit: credited };
     };
   }
 

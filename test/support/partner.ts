@@ -10,6 +10,7 @@ import type { Address } from '../../src/http/resources/address.js';
 import type { Event } from '../../src/http/resources/event.js';
 import type { PaymentIntent } from '../../src/http/resources/payment-intent.js';
 import type { Transaction } from '../../src/http/resources/transaction.js';
+import type { Refund } from '../../src/http/resources/refund.js';
 import type { ErrorEnvelopeSchema } from '../../src/http/schemas.js';
 import { isValidAddress } from '../../src/providers/chains/address-codecs.js';
 import { creditDeposit, type CreditPrices, type CreditResult } from '../../src/use-cases/deposits.js';
@@ -34,6 +35,7 @@ interface Lists {
   '/addresses': typeof Address;
   '/events': typeof Event;
   '/transactions': typeof Transaction;
+  '/refunds': typeof Refund;
 }
 type ListEnvelopeOf<S extends TSchema> = Static<ReturnType<typeof ListEnvelope<S>>>;
 /** One page of a list route, e.g. `ListPage<'/events'>`. */

@@ -2,7 +2,9 @@ import { Type, type Static } from 'typebox';
 import { toNumber } from '../../domain/money.js';
 import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
 import { Decimal } from '../../domain/money.js';
+import { amountRefunded } from '../../domain/refunds.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
+import { presentRefund, Refund } from './refund.js';
 import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
 import { MAX_DESCRIPTION, MAX_METADATA_KEY, MAX_METADATA_KEYS, MAX_METADATA_VALUE } from '../../domain/payment-intents.js';
 
@@ -54,6 +56,8 @@ export const PaymentIntent = Type.Object(
     amount_received: Type.Number(),
     amount_remaining: Type.Number(),
     partial_payment: Type.Boolean(),
+    amount_refunded: Type.Number({ description: "In the intent's currency: the `amount_counted` of its refunds that did not fail." }),
+    refunds: Type.Array(Refund, { description: 'Its refunds, oldest first; empty when none.' }),
   },
   { title: 'PaymentIntent' },
 );
@@ -82,5 +86,7 @@ export function presentIntent(view: IntentView, now: Date): Static<typeof Paymen
     amount_received: toNumber(received),
     amount_remaining: toNumber(amountRemaining(amount, received)),
     partial_payment: status === 'pending' && received.gt(0),
+    amount_refunded: toNumber(amountRefunded(view.refunds)),
+    refunds: view.refunds.map(presentRefund),
   };
 }

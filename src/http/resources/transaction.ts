@@ -12,8 +12,8 @@ export const Transaction = Type.Object(
     type: Type.Enum(TRANSACTION_TYPES),
     status: Type.Enum(TRANSACTION_STATUSES),
     asset: Type.String(),
-    amount: Type.String({ description: 'Decimal string; for a payout, what left the balance (amount sent plus network fee).' }),
-    fee: Type.Optional(Type.String({ description: 'Payouts: the network fee paid, in the asset (decimal string).' })),
+    amount: Type.String({ description: 'Decimal string; for a payout or a refund, what left the balance (amount sent plus network fee).' }),
+    fee: Type.Optional(Type.String({ description: 'Payouts and refunds: the network fee paid, in the asset (decimal string).' })),
     created_at: Timestamp,
     external_ref: Type.Optional(Type.String()),
     network: Type.Optional(Type.String()),
@@ -21,7 +21,13 @@ export const Transaction = Type.Object(
     to_address: Type.Optional(Type.String()),
     tx_hash: Type.Optional(Type.String()),
     completed_at: Type.Optional(Timestamp),
-    payment_intent_id: Type.Union([Uuid, Type.Null()], { description: 'The intent this row credits; null for other origins.' }),
+    payment_intent_id: Type.Union([Uuid, Type.Null()], { description: 'The intent this row credits; null for other origins (a refund included).' }),
+    refund: Type.Optional(
+      Type.Object(
+        { id: Uuid, payment_intent_id: Uuid },
+        { description: 'Refund rows only: the refund (GET /refunds/{id}) and the payment intent it refunds.' },
+      ),
+    ),
   },
   { title: 'Transaction' },
 );
@@ -45,5 +51,6 @@ export function presentTransaction(row: TransactionRow): Static<typeof Transacti
     ...optional('tx_hash', row.tx_hash),
     ...optional('completed_at', row.completed_at && iso(row.completed_at)),
     payment_intent_id: row.payment_intent_id,
+    ...(row.refund_id !== null && { refund: { id: row.refund_id, payment_intent_id: row.refund_payment_intent_id! } }),
   };
 }

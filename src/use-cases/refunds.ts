@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../domain/access.js';
+import type { Catalog } from '../domain/catalog.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
+import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
+import { QUOTE_TTL_SECONDS, type RefundNetworkFee } from '../domain/payouts.js';
+import { amountRefunded, countedAmount, excessOn, refundableOn, refundSplit, type ReceivedPair } from '../domain/refunds.js';
+import { isValidDestination } from '../providers/chains/address-codecs.js';
+import type { Database, Sql } from '../store/database.js';
+import type { AnswerClaim } from '../store/idempotency.js';
+import type { Page, PageRequest } from '../store/pagination.js';
+import { findIntentWithAddresses } from '../store/payment-intents.js';
+import * as store from '../store/payouts.js';
+import type { PayoutRow, QuoteRow } from '../store/payouts.js';
+import { receivedPairs } from '../store/refunds.js';
+import { tenantOf, type Tenant } from '../store/tenancy.js';
+import { checkPaymentIntentId } from './payment-intents.js';
+import type { Payouts } from './payouts.js';
+import type { PayoutStatus } from '../domain/payouts.js';
+import { isUuid } from '../domain/ids.js';
+
+export interface RefundQuoteInput {
+  amount?: string | number;
+  portion?: 'all' | 'excess';
+  asset?: string;
+  network?: string;
+  destination: string;
+  network_fee: RefundNetworkFee;
+  reason?: string;
+}
+
+export interface RefundQuoteView {
+  quote: QuoteRow;
+  /** What the pair could refund before this refund. */
+  refundable: Decimal;
+  /** How much more the owner's balance needs on the network, when it holds less than the refund takes. */
+  insufficientFunds: Decimal | null;
+}
+
+/**
+ * Refunds of payment intents (docs/refunds.md): a refund is a payout of kind refund, so executing, working and
+ * settling one is the payout engine's (`Payouts`); what is a refund's own is its quote (how much the intent can
+ * give back, on which pair, who pays the fee) and the check at execution that the intent still can.
+ */
+export class Refunds {
+  constructor(
+    private readonly db: Database,
+    private readonly catalog: Catalog,
+    private readonly clock: Clock,
+    private readonly payouts: Payouts,
+  ) {}
+
+  /**
+   * Step one, outside any transaction: reads the intent and what it received, picks the pair and the amount,
+   * checks the destination, prices the network fee as a payout's. Answers the statement that stores the quote with
+   * the idempotency record holding `answer(view)` (false: another request holds the key).
+   */
+  async prepareQuote(
+    caller: Caller,
+    intentId: string,
+    input: RefundQuoteInput,
+  ): Promise<(sql: Sql, answer: (view: RefundQuoteView) => AnswerClaim) => Promise<boolean>> {
+    const tenant = tenantOf(caller);
+    checkPaymentIntentId(intentId, 'id');
+    if (input.amount !== undefined && input.portion !== undefined) {
+      throw new DomainError('invalid_request', 'Give either amount or portion, not both.', 'portion');
+    }
+    const intent = await findIntentWithAddresses(this.db, tenant, intentId, false);
+    if (!intent) throw new DomainError('resource_not_found', 'No payment intent with that id.', 'id');
+    const pair = this.pickPair(await receivedPairs(this.db, tenant, intentId), input);
+    const network = this.catalog.pair(pair.asset, pair.network)!;
+    if (!isValidDestination(this.catalog.addressFormat(pair.network), input.destination)) {
+      throw new DomainError('invalid_request', `destination is not a valid ${pair.network} address.`, 'destination');
+    }
+    const refundable = refundableOn(pair);
+    const amount = this.amountOf(input, pair, network.decimals, {
+      amount: new Decimal(intent.amount),
+      received: new Decimal(intent.amount_received),
+      refunded: amountRefunded(intent.refunds),
+    });
+    if (amount.gt(refundable)) {
+      throw new DomainError(
+        'refund_exceeds_refundable',
+        `amount is more than this payment intent can still refund in ${pair.asset} on ${pair.network}: ${refundable.toFixed()}.`,
+        'amount',
+      );
+    }
+    const route = await this.payouts.priceOn(tenant, pair.asset, network, { profileId: intent.profile_id }, input.destination);
+    const { recipientGets, ownerPays } = refundSplit(amount, route.fee, input.network_fee);
+    const now = this.clock.now();
+    const quote: QuoteRow = {
+      id: `quote_${randomUUID().replaceAll('-', '')}`,
+      organization_id: tenant.organizationId,
+      mode: tenant.mode,
+      profile_id: intent.profile_id,
+      external_ref: intent.external_ref,
+      destination: input.destination,
+      asset: pair.asset,
+      network: pair.network,
+      amount: recipientGets.toFixed(),
+      fee: route.fee.toFixed(),
+      user_sends: ownerPays.toFixed(),
+      fee_total_usd: route.feeUsd.toFixed(),
+      estimated_seconds: route.estimatedSeconds,
+      expires_at: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
+      created_at: now,
+      used_at: null,
+      kind: 'refund',
+      payment_intent_id: intent.id,
+      refund_amount: amount.toFixed(),
+      refund_amount_counted: countedAmount(pair, amount).toFixed(),
+      refund_network_fee: input.network_fee,
+      refund_reason: input.reason ?? null,
+    };
+    const view: RefundQuoteView = { quote, refundable, insufficientFunds: route.available.lt(ownerPays) ? ownerPays.minus(route.available) : null };
+    return (sql, answer) => store.insertQuote(sql, quote, answer(view));
+  }
+
+  /**
+   * The pair the refund goes out on: the one named by `asset` and `network` (each may be left out when the other
+   * one, or the intent's money, leaves a single pair), among those the intent received money on.
+   */
+  private pickPair(pairs: ReceivedPair[], input: RefundQuoteInput): ReceivedPair {
+    if (pairs.length === 0) throw new DomainError('invalid_request', 'This payment intent has received nothing: there is nothing to refund.', 'id');
+    const matching = pairs.filter((p) => (input.asset ?? p.asset) === p.asset && (input.network ?? p.network) === p.network);
+    if (matching.length === 1) return matching[0]!;
+    const received = pairs.map((p) => `${p.asset} on ${p.network}`).join(', ');
+    // None: the pair given is wrong; several: the pair is not given whole.
+    const param = matching.length === 0 ? (input.network === undefined ? 'asset' : 'network') : input.asset === undefined ? 'asset' : 'network';
+    throw new DomainError(
+      'invalid_request',
+      matching.length === 0
+        ? `This payment intent received no ${[input.asset, input.network && `on ${input.network}`].filter(Boolean).join(' ')}; it received ${received}.`
+        : `This payment intent received money on more than one asset and network (${received}): give asset and network.`,
+      param,
+    );
+  }
+
+  /** The refund's amount in the pair's asset: as given, everything refundable (`all`), or the unrefunded overpayment (`excess`). */
+  private amountOf(input: RefundQuoteInput, pair: ReceivedPair, decimals: number, intent: Parameters<typeof excessOn>[1]): Decimal {
+    if (input.amount !== undefined) {
+      const amount = parseAmount(input.amount, 'amount');
+      checkDecimals(amount, decimals, pair.asset, 'amount');
+      return amount;
+    }
+    if ((input.portion ?? 'all') === 'all') {
+      const all = refundableOn(pair);
+      if (all.isZero()) throw new DomainError('refund_exceeds_refundable', `Everything received in ${pair.asset} on ${pair.network} was refunded already.`, 'portion');
+      return all;
+    }
+    const excess = excessOn(pair, intent, decimals);
+    if (excess.isZero()) {
+      throw new DomainError('invalid_request', `This payment intent has no unrefunded overpayment in ${pair.asset} on ${pair.network}.`, 'portion');
+    }
+    return excess;
+  }
+
+  // Reads and the sandbox ------------------------------------------------------------------------------------
+
+  get(sql: Sql, tenant: Tenant, id: string): Promise<PayoutRow> {
+    return this.payouts.get(sql, tenant, id, 'refund');
+  }
+
+  list(
+    sql: Sql,
+    tenant: Tenant,
+    filters: { externalRef?: string; paymentIntentId?: string; statuses?: PayoutStatus[] },
+    page: PageRequest,
+  ): Promise<Page<PayoutRow>> {
+    if (filters.paymentIntentId !== undefined && !isUuid(filters.paymentIntentId)) {
+      throw new DomainError('invalid_request', 'payment_intent_id must be a payment intent id (a UUID).', 'payment_intent_id');
+    }
+    return this.payouts.list(sql, tenant, { ...filters, kind: 'refund' }, page);
+  }
+
+  simulate(tenant: Tenant, id: string, outcome: 'completed' | 'failed'): Promise<PayoutRow> {
+    return this.payouts.simulate(tenant, id, outcome, 'refund');
+  }
+}
