@@ -22,7 +22,7 @@ import type { CustodyProvider } from '../providers/custody/index.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
-import type { IntentAddressRow, IntentRow, NewIntent, NewIntentAddress } from '../store/payment-intents.js';
+import type { NewIntent, NewIntentAddress } from '../store/payment-intents.js';
 import type { AnswerClaim } from '../store/idempotency.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
 import { tenantOf, type Tenant } from '../store/tenancy.js';
