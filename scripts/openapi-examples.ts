@@ -116,6 +116,16 @@ const payout = await call('POST', `${P}/payouts`, { key, idempotent: true, body:
 await call('GET', `${P}/payouts`, { key, query: { external_ref: 'user-42', limit: '1' } });
 await call('GET', `${P}/payouts/{payout_id}`, { key, path: { payout_id: payout.id } });
 await call('POST', `${P}/test/payouts/{id}/simulate`, { key, path: { id: payout.id }, body: { outcome: 'completed' } });
+const refundQuote = await call('POST', `${P}/payment-intents/{id}/refunds/quote`, {
+  key,
+  idempotent: true,
+  path: { id: intent.id },
+  body: { amount: '5', destination: 'So11111111111111111111111111111111111111112', network_fee: 'deducted', reason: 'Order #1042: one item returned' },
+});
+const refund = await call('POST', `${P}/refunds`, { key, idempotent: true, body: { quote_id: refundQuote.quote_id } });
+await call('GET', `${P}/refunds`, { key, query: { payment_intent_id: intent.id, limit: '1' } });
+await call('GET', `${P}/refunds/{refund_id}`, { key, path: { refund_id: refund.id } });
+await call('POST', `${P}/test/refunds/{id}/simulate`, { key, path: { id: refund.id }, body: { outcome: 'completed' } });
 const events = await call('GET', `${P}/events`, { key, query: { type: 'payment_intent.completed', limit: '1' } });
 await call('GET', `${P}/events`, { key, query: { status: 'completed' } });
 await call('GET', `${P}/events/{event_id}`, { key, path: { event_id: events.data[0].id } });
