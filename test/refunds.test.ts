@@ -7,6 +7,7 @@ import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { SweepLog } from '../src/use-cases/payouts.js';
+import { countedAmount, excessOn, refundSplit, type ReceivedPair } from '../src/domain/refunds.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { onPostgres } from './support/database.js';
@@ -21,6 +22,7 @@ import {
   extraKey,
   getIntent,
   insertLiveIntent,
+  intentAddressId,
   json,
   listIntents,
   listPage,
@@ -404,6 +406,28 @@ describe('live refunds', () => {
 });
 
 describe.runIf(onPostgres)('concurrency (PostgreSQL)', () => {
+  it('refund executions, refund failures and deposits to the same intent side by side never deadlock: no conflict retried, balances exact', async () => {
+    const { tenant, intent } = await paidIntent('100');
+    const addressId = await intentAddressId(t, intent.id, 'USDC', 'solana');
+    const conflicts = t.db.conflicts();
+    let open: RefundObject[] = [];
+    for (let round = 0; round < 4; round++) {
+      const quotes: Quote[] = [];
+      for (let i = 0; i < 8; i++) quotes.push(await quote(tenant.key, intent.id, { amount: '1' }));
+      const [executed, failed] = await Promise.all([
+        Promise.all(quotes.map((q) => execute(tenant.key, q.quote_id))),
+        Promise.all(open.map((r) => t.call(tenant.key, 'POST', `/test/refunds/${r.id}/simulate`, { body: { outcome: 'failed' } }))),
+        Promise.all(Array.from({ length: 4 }, () => creditDirect(t, tenant.organizationId, { addressId, network: 'solana', amount: '0.5' }))),
+      ]);
+      expect([...executed.map((a) => a.statusCode), ...failed.map((a) => a.statusCode)]).toEqual([...Array(8).fill(201), ...Array(open.length).fill(200)]);
+      expect(t.db.conflicts() - conflicts, `round ${round}`).toBe(0);
+      open = executed.map((a) => json<RefundObject>(a));
+    }
+    // 100 + 16 deposits of 0.5, less the last round's 8 refunds still reserved (the earlier ones failed).
+    expect(await accountsOf(t, tenant.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'solana', balance: '100' }]);
+    expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+
   it('20 concurrent executions of different quotes on one intent refund at most what it received', async () => {
     const { tenant, intent } = await paidIntent('10');
     const quotes: Quote[] = [];
@@ -414,5 +438,32 @@ describe.runIf(onPostgres)('concurrency (PostgreSQL)', () => {
     expect(answers.filter((a) => a.statusCode === 400).map((a) => errorOf(a).code)).toEqual(Array(10).fill('refund_exceeds_refundable'));
     expect(await getIntent(t, tenant.key, intent.id)).toMatchObject({ amount_refunded: 10 });
     expect(await accountsOf(t, tenant.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'solana', balance: '0' }]);
+  });
+});
+
+describe('the refund rules (src/domain/refunds.ts)', () => {
+  const d = (v: string) => new Decimal(v);
+  /** 2 ETH credited to a USDC intent, counted at 3,000.5 USDC each; 0.5 ETH already refunded. */
+  const eth: ReceivedPair = { asset: 'ETH', network: 'ethereum', received: d('2'), countedBasis: d('2'), counted: d('6001'), refunded: d('0.5') };
+
+  it('amount_counted is the amount at the ratio the pair was counted at, rounded down to 18 decimals; money never counted counts 0', () => {
+    expect(countedAmount(eth, d('0.1')).toFixed()).toBe('300.05');
+    expect(countedAmount({ ...eth, counted: d('1'), countedBasis: d('3') }, d('1')).toFixed()).toBe('0.333333333333333333');
+    expect(countedAmount({ ...eth, counted: d('0'), countedBasis: d('0') }, d('1')).toFixed()).toBe('0');
+  });
+
+  it('the excess is converted back at the same ratio, rounded down to the decimals, and never more than the pair can refund', () => {
+    // Overpaid by 1,000.5 USDC, 0 refunded yet: 1,000.5 / 3,000.5 ETH, at 6 decimals.
+    expect(excessOn(eth, { amount: d('5000'), received: d('6000.5'), refunded: d('0') }, 6).toFixed()).toBe('0.333444');
+    // Overpaid by far more than the pair still holds (1.5 ETH): capped.
+    expect(excessOn(eth, { amount: d('1'), received: d('6001'), refunded: d('0') }, 18).toFixed()).toBe('1.5');
+    // Already refunded more than the overpayment: none.
+    expect(excessOn(eth, { amount: d('5000'), received: d('6000'), refunded: d('1000') }, 6).toFixed()).toBe('0');
+  });
+
+  it('deducted: the payer gets amount − fee and the balance pays amount; on_top: the payer gets amount and the balance pays amount + fee', () => {
+    expect(refundSplit(d('10'), d('0.25'), 'deducted')).toEqual({ recipientGets: d('9.75'), ownerPays: d('10') });
+    expect(refundSplit(d('10'), d('0.25'), 'on_top')).toEqual({ recipientGets: d('10'), ownerPays: d('10.25') });
+    expect(() => refundSplit(d('0.25'), d('0.25'), 'deducted')).toThrow(/not less than the refund/);
   });
 });
