@@ -402,6 +402,8 @@ describe('live refunds', () => {
     expect(json<RefundObject>(await t.call(key, 'GET', `/refunds/${r.id}`)).status).toBe('completed');
     expect((await eventsInOrder(t, key, intent.id)).map((e) => e.type).slice(-2)).toEqual(['refund.created', 'refund.completed']);
     expect(await accountsOf(t, tenant.organizationId, 'live')).toEqual([{ profileId: null, asset: 'USDC', network: 'solana', balance: '6' }]);
+    // The operator's payout view shows it among live payouts, for what it is.
+    expect(json(await t.admin('GET', `/payouts/${r.id}`))).toMatchObject({ id: r.id, kind: 'refund', payment_intent_id: intent.id, status: 'completed' });
   });
 });
 

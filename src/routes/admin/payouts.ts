@@ -64,7 +64,14 @@ const Engine = Type.Object({
 
 /** A live payout as the partner sees it, whose it is, and how the payout engine is getting on with it. */
 export const LivePayoutSummary = Type.Object(
-  { ...Payout.properties, organization_id: Uuid, mode: KeyMode, engine: Engine },
+  {
+    ...Payout.properties,
+    organization_id: Uuid,
+    mode: KeyMode,
+    kind: Type.Union([Type.Literal('payout'), Type.Literal('refund')], { description: '`refund`: a refund of `payment_intent_id` (docs/refunds.md), worked as any payout.' }),
+    payment_intent_id: Nullable(Uuid),
+    engine: Engine,
+  },
   { title: 'LivePayoutSummary' },
 );
 
@@ -107,6 +114,8 @@ export function adminPayoutRoutes(app: App, { operatorPayouts, cursors, config }
     ...presentPayout(payout, trackingBase),
     organization_id: payout.organization_id,
     mode: payout.mode,
+    kind: payout.kind,
+    payment_intent_id: payout.payment_intent_id,
     engine: {
       attempts: payout.attempts,
       last_error: payout.last_error,
