@@ -3,8 +3,9 @@ import type { Caller } from '../domain/access.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
+import { isUuid } from '../domain/ids.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
-import { QUOTE_TTL_SECONDS, type RefundNetworkFee } from '../domain/payouts.js';
+import { QUOTE_TTL_SECONDS, type PayoutStatus, type RefundNetworkFee } from '../domain/payouts.js';
 import { amountRefunded, countedAmount, excessOn, refundableOn, refundSplit, type ReceivedPair } from '../domain/refunds.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
 import type { Database, Sql } from '../store/database.js';
@@ -17,8 +18,6 @@ import { receivedPairs } from '../store/refunds.js';
 import { tenantOf, type Tenant } from '../store/tenancy.js';
 import { checkPaymentIntentId } from './payment-intents.js';
 import type { Payouts } from './payouts.js';
-import type { PayoutStatus } from '../domain/payouts.js';
-import { isUuid } from '../domain/ids.js';
 
 export interface RefundQuoteInput {
   amount?: string | number;

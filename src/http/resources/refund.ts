@@ -14,7 +14,8 @@ const NetworkFee = Type.Union(
   },
 );
 
-export const MAX_REFUND_REASON = 500;
+/** As the migration's check on refund_reason. */
+const MAX_REFUND_REASON = 500;
 
 export const RefundQuoteBody = Type.Object(
   {
