@@ -38,9 +38,11 @@ const EVM_PAYER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
 /** Live refunds go to this stand-in provider: the first attempt sends, the next one confirms. */
 const sentOnce = new Set<string>();
+/** Live networks that take deposits but have no payout signer, as the provider reports them. */
+const depositsOnly = new Set<string>();
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
-  payoutRefusal: () => null,
+  payoutRefusal: (network) => (depositsOnly.has(network) ? `No payout signer for ${network} (test).` : null),
   async advancePayout(request) {
     const txHash = `0xlive${request.payoutId.replaceAll('-', '')}`;
     if (sentOnce.has(request.payoutId)) return { kind: 'confirmed', txHash };
@@ -384,6 +386,22 @@ describe('POST /refunds and the refund lifecycle (sandbox)', () => {
 });
 
 describe('live refunds', () => {
+  it('a network that cannot pay out refuses the quote as a payout quote is refused: 503 provider_unavailable, nothing stored', async () => {
+    const tenant = await createTenant(t);
+    const key = await extraKey(t, tenant.organizationId, 'live');
+    const intent = await insertLiveIntent(t, tenant.organizationId);
+    await creditDirect(t, tenant.organizationId, { addressId: intent.addressId, network: 'solana', amount: '10' }, 'live');
+    depositsOnly.add('solana');
+    try {
+      const res = await postQuote(key, intent.id, { destination: SOLANA_PAYER, network_fee: 'deducted' });
+      expect(res.statusCode).toBe(503);
+      expect(errorOf(res).code).toBe('provider_unavailable');
+    } finally {
+      depositsOnly.delete('solana');
+    }
+    expect(await t.db.query('SELECT 1 FROM payout_quotes WHERE payment_intent_id = $1', [intent.id])).toEqual([]);
+  });
+
   it('single-use quotes; the engine sends and confirms the refund as a payout, ending in refund.completed', async () => {
     const tenant = await createTenant(t);
     const key = await extraKey(t, tenant.organizationId, 'live');
