@@ -99,6 +99,14 @@ await call('GET', `${P}/payment-intents`, { key, query: { external_ref: 'user-42
 await call('GET', `${P}/payment-intents/{payment_intent_id}`, { key, path: { payment_intent_id: intent.id } });
 await call('GET', `${P}/payment-intents/{payment_intent_id}`, { key, path: { payment_intent_id: 'not-a-uuid' } });
 await call('POST', `${P}/test/payment-intents/{id}/simulate-deposit`, { key, path: { id: intent.id }, body: { amount: '25.00' } });
+const overpaid = await call('POST', `${P}/payment-intents`, { key, idempotent: true, body: { amount: '10.00', currencies: ['USDC'] } });
+await call('POST', `${P}/test/payment-intents/{id}/simulate-deposit`, { key, path: { id: overpaid.id }, body: { amount: '10.50' } });
+await call('POST', `${P}/payment-intents/{payment_intent_id}/discrepancy/accept`, {
+  key,
+  idempotent: true,
+  path: { payment_intent_id: overpaid.id },
+  body: { note: 'Customer asked us to keep the 0.50 as a tip.' },
+});
 const address = await call('POST', `${P}/addresses`, { key, idempotent: true, body: { asset: 'USDC', network: 'solana', external_ref: 'user-42' } });
 await call('GET', `${P}/addresses`, { key, query: { external_ref: 'user-42', limit: '1' } });
 await call('GET', `${P}/addresses/{address_id}`, { key, path: { address_id: address.id } });
