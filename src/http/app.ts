@@ -22,6 +22,7 @@ import { healthRoutes } from '../routes/health.js';
 import { paymentIntentRoutes } from '../routes/payment-intents.js';
 import { probeRoutes, type WorkerStatus } from '../routes/probes.js';
 import { payoutRoutes } from '../routes/payouts.js';
+import { refundAddressRequestRoutes } from '../routes/refund-address-requests.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
@@ -155,6 +156,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         transactionRoutes(partner, ctx);
         balanceRoutes(partner, ctx);
         payoutRoutes(partner, ctx, PARTNER_PREFIX);
+        refundAddressRequestRoutes(partner, ctx);
         eventRoutes(partner, ctx);
         sandboxRoutes(partner, ctx, PARTNER_PREFIX);
         unavailableRoutes(partner);
