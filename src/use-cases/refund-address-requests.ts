@@ -53,7 +53,7 @@ export type AddressProblem = 'network_required' | 'address_invalid' | 'address_w
 export type PayerChoice = RefundPair & { address: string; networkName: string };
 
 export type Submission =
-  | { outcome: 'accepted'; choice: PayerChoice }
+  | { outcome: 'accepted'; choice: PayerChoice; view: RefundLinkView }
   | { outcome: 'refused'; problem: AddressProblem; view: RefundLinkView }
   /** The link opens nothing (unknown, used, cancelled, expired): one answer for all, so it tells nothing. */
   | { outcome: 'invalid' };
@@ -126,7 +126,7 @@ export class RefundAddressRequests {
     const view = await this.page(token);
     if (!view) return { outcome: 'invalid' };
     const checked = this.check(view, pair, address);
-    return 'problem' in checked ? { outcome: 'refused', problem: checked.problem, view } : { outcome: 'accepted', choice: checked };
+    return 'problem' in checked ? { outcome: 'refused', problem: checked.problem, view } : { outcome: 'accepted', choice: checked, view };
   }
 
   /**
@@ -136,7 +136,7 @@ export class RefundAddressRequests {
   async submit(token: string, pair: string | undefined, address: string | undefined): Promise<Submission> {
     const reviewed = await this.review(token, pair, address);
     if (reviewed.outcome !== 'accepted') return reviewed;
-    const { choice } = reviewed;
+    const { choice, view } = reviewed;
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const row = await submitRefundAddress(tx, hashLinkToken(token), choice, now);
@@ -156,7 +156,7 @@ export class RefundAddressRequests {
         { id: row.payment_intent_id, kind: 'payment_intent' },
         now,
       );
-      return { outcome: 'accepted', choice } as const;
+      return { outcome: 'accepted', choice, view } as const;
     });
   }
 
