@@ -7,6 +7,7 @@ import { requestLogFields } from '../src/logging.js';
 import { submittedRefundAddress } from '../src/store/refund-address-requests.js';
 import { startTestApp, withManualClock, type Tenant, type TestApp } from './support/app.js';
 import { createIntent, createTenant, errorOf, json, listPage, simulate, type IntentEnvelope } from './support/partner.js';
+import { untilFirst429 } from './support/rate-limit.js';
 
 type RequestObject = Static<typeof RefundAddressRequest>;
 
@@ -190,6 +191,20 @@ describe('the hosted refund page: GET /pay/refund/{token}', () => {
     expect(unknown.body).toContain(NOT_VALID);
     expect(malformed.statusCode).toBe(404);
     expect(malformed.body).toContain(NOT_VALID);
+  });
+
+  it("counts against the payment page's per-address rate limit; past it, a person gets the HTML 429 page, the submission included", async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 3 }, t.testDb);
+    try {
+      const from = (remoteAddress: string) =>
+        limited.app.inject({ method: 'POST', url: `${link}/submit`, remoteAddress, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'pair=USDT%2Ftron&address=x' });
+      const refused = (await untilFirst429(() => from('203.0.113.20'))).at(-1)!;
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body).toContain('<h1>Too many requests</h1>');
+    } finally {
+      await limited.close();
+    }
   });
 
   it('logs the link without its token: the token is the capability to give the refund address', () => {

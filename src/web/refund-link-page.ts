@@ -82,7 +82,7 @@ export function refundFormPage(input: RefundPageInput, state: RefundFormState = 
 function choiceList(t: Messages, choice: PayerChoice): SafeHtml {
   return html`<dl class="receipt">
     <dt>${t.network}</dt><dd>${fill(t.on, { asset: choice.asset, network: choice.networkName })}</dd>
-    <dt>${t.refundAddress}</dt><dd><code class="address" id="address">${choice.address}</code></dd>
+    <dt>${t.refundAddressShown}</dt><dd><code class="address" id="address">${choice.address}</code></dd>
   </dl>`;
 }
 
