@@ -134,7 +134,7 @@ describe('POST /payment-intents/{id}/refund-address-requests', () => {
 });
 
 describe('GET /refund-address-requests/{id}', () => {
-  it("another tenant's request is 404 exactly as a missing or malformed id", async () => {
+  it("another tenant's request is 404 exactly as a missing or malformed id, to read and to cancel", async () => {
     const created = await createRequest(t, tenant.key, (await paidIntent()).id);
     const other = await createTenant(t);
     const theirs = await t.call(other.key, 'GET', `/refund-address-requests/${created.id}`);
@@ -143,6 +143,10 @@ describe('GET /refund-address-requests/{id}', () => {
     expect(theirs.statusCode).toBe(404);
     expect(errorOf(theirs)).toEqual(errorOf(missing));
     expect(errorOf(malformed)).toEqual(errorOf(missing));
+    const cancelTheirs = await t.call(other.key, 'POST', `/refund-address-requests/${created.id}/cancel`, { idempotencyKey: randomUUID() });
+    expect(cancelTheirs.statusCode).toBe(404);
+    expect(errorOf(cancelTheirs)).toEqual(errorOf(missing));
+    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`)).status).toBe('open');
   });
 });
 
