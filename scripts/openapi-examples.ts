@@ -124,6 +124,22 @@ const payout = await call('POST', `${P}/payouts`, { key, idempotent: true, body:
 await call('GET', `${P}/payouts`, { key, query: { external_ref: 'user-42', limit: '1' } });
 await call('GET', `${P}/payouts/{payout_id}`, { key, path: { payout_id: payout.id } });
 await call('POST', `${P}/test/payouts/{id}/simulate`, { key, path: { id: payout.id }, body: { outcome: 'completed' } });
+// A refund address the payer gives: the link, the payer's submission on the hosted page, the partner's read.
+const refundAddressRequests = `${P}/payment-intents/{payment_intent_id}/refund-address-requests`;
+const refundLink = await call('POST', refundAddressRequests, { key, idempotent: true, path: { payment_intent_id: intent.id }, body: {} });
+const unpaid = await call('POST', `${P}/payment-intents`, { key, idempotent: true, body: { amount: '10.00', currencies: ['USDC'] } });
+await call('POST', refundAddressRequests, { key, idempotent: true, path: { payment_intent_id: unpaid.id }, body: {} });
+if (refundLink.networks[0].network !== 'solana') throw new Error('the example intent was expected to be paid on Solana');
+await app.inject({
+  method: 'POST',
+  url: `${new URL(refundLink.url).pathname}/submit`,
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  payload: new URLSearchParams({ pair: 'USDC/solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }).toString(),
+});
+await call('GET', `${P}/refund-address-requests/{id}`, { key, path: { id: refundLink.id } });
+const unused = await call('POST', refundAddressRequests, { key, idempotent: true, path: { payment_intent_id: intent.id }, body: { expires_in_seconds: 86400 } });
+await call('POST', `${P}/refund-address-requests/{id}/cancel`, { key, idempotent: true, path: { id: unused.id } });
+await call('POST', `${P}/refund-address-requests/{id}/cancel`, { key, idempotent: true, path: { id: refundLink.id } });
 const events = await call('GET', `${P}/events`, { key, query: { type: 'payment_intent.completed', limit: '1' } });
 await call('GET', `${P}/events`, { key, query: { status: 'completed' } });
 await call('GET', `${P}/events/{event_id}`, { key, path: { event_id: events.data[0].id } });

@@ -13,6 +13,7 @@ export const EVENT_TYPES = {
   'payout.created': 'payout.created',
   'payout.completed': 'payout.completed',
   'payout.failed': 'payout.failed',
+  'refund_address.submitted': 'refund_address.submitted',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
