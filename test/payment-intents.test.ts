@@ -43,6 +43,7 @@ describe('POST /payment-intents: the envelope', () => {
         'id', 'object', 'amount', 'currency', 'status', 'ref_code', 'external_ref', 'description', 'metadata', 'addresses',
         'created_at', 'expires_at', 'completed_at', 'deposit', 'amount_received', 'amount_remaining', 'partial_payment',
         'amount_refunded', 'refunds',
+        'discrepancy',
       ].sort(),
     );
     expect(intent.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -58,6 +59,7 @@ describe('POST /payment-intents: the envelope', () => {
       partial_payment: false,
       amount_refunded: 0,
       refunds: [],
+      discrepancy: null,
     });
     expect(typeof intent.amount).toBe('number');
     expect(Number.isNaN(Date.parse(intent.created_at))).toBe(false);

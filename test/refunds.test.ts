@@ -126,14 +126,19 @@ describe('POST /payment-intents/{id}/refunds/quote', () => {
     expect(q.insufficient_funds).toEqual({ needed: q.fee, asset: 'USDC', network: 'solana' });
   });
 
-  it('portion excess refunds exactly the overpayment, and once it is refunded there is none left', async () => {
+  it('portion excess refunds exactly the overpayment, which then shows as refunded; once it is refunded there is none left', async () => {
     const { tenant, intent } = await paidIntent('13');
+    expect((await getIntent(t, tenant.key, intent.id)).discrepancy).toMatchObject({ type: 'overpaid', amount: 3, status: 'open' });
     const q = await quote(tenant.key, intent.id, { portion: 'excess' });
     expect(q).toMatchObject({ amount: '3', amount_counted: '3', refundable: '13' });
-    await refund(tenant.key, q.quote_id);
+    const r = await refund(tenant.key, q.quote_id);
+    expect((await getIntent(t, tenant.key, intent.id)).discrepancy).toMatchObject({ type: 'overpaid', status: 'refunded' });
     const res = await postQuote(tenant.key, intent.id, { destination: SOLANA_PAYER, network_fee: 'deducted', portion: 'excess' });
     expect(res.statusCode, res.body).toBe(400);
     expect(errorOf(res)).toMatchObject({ code: 'invalid_request', param: 'portion' });
+    // A failed refund covers nothing: the discrepancy is open again.
+    await simulateOutcome(tenant.key, r.id, 'failed');
+    expect((await getIntent(t, tenant.key, intent.id)).discrepancy).toMatchObject({ type: 'overpaid', status: 'open' });
   });
 
   it('an exact payment has no excess: 400 naming portion', async () => {

@@ -3,6 +3,7 @@ import { toNumber } from '../../domain/money.js';
 import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
 import { Decimal } from '../../domain/money.js';
 import { amountRefunded } from '../../domain/refunds.js';
+import { intentDiscrepancy } from '../../use-cases/discrepancies.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
 import { presentRefund, Refund } from './refund.js';
 import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
@@ -35,6 +36,26 @@ export const Deposit = Type.Object({
   tx_hash: Type.String(),
 });
 
+export const Discrepancy = Type.Object(
+  {
+    type: Type.Union([Type.Literal('overpaid'), Type.Literal('underpaid'), Type.Literal('paid_late')], {
+      description: 'overpaid: completed with more than asked; underpaid: expired with a partial payment; paid_late: expired, yet paid in full. Ignore unknown values.',
+    }),
+    amount: Type.Number({ description: "In the intent's currency: the excess (overpaid), what is missing (underpaid), or everything received (paid_late)." }),
+    status: Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('refunded')], {
+      description: 'open: to decide; accepted: kept as it is (POST /payment-intents/{id}/discrepancy/accept); refunded: refunds cover it.',
+    }),
+    accepted_at: NullableTimestamp,
+    note: Nullable(Type.String({ description: 'The note given with the acceptance.' })),
+  },
+  { description: 'Null until the intent is settled (completed or expired) with money that does not match its amount.' },
+);
+
+export const AcceptDiscrepancyBody = Type.Object(
+  { note: Type.Optional(Nullable(RequestText(MAX_DESCRIPTION, { description: 'Why the discrepancy is kept, for the record (at most 500 characters).' }))) },
+  { additionalProperties: false },
+);
+
 export const PaymentIntent = Type.Object(
   {
     id: Uuid,
@@ -58,6 +79,7 @@ export const PaymentIntent = Type.Object(
     partial_payment: Type.Boolean(),
     amount_refunded: Type.Number({ description: "In the intent's currency: the `amount_counted` of its refunds that did not fail." }),
     refunds: Type.Array(Refund, { description: 'Its refunds, oldest first; empty when none.' }),
+    discrepancy: Nullable(Discrepancy),
   },
   { title: 'PaymentIntent' },
 );
@@ -68,6 +90,7 @@ export function presentIntent(view: IntentView, now: Date): Static<typeof Paymen
   const amount = new Decimal(view.amount);
   const received = new Decimal(view.amount_received);
   const deposit = view.last_deposit;
+  const discrepancy = intentDiscrepancy(view, now);
   return {
     id: view.id,
     object: 'payment_intent',
@@ -88,5 +111,12 @@ export function presentIntent(view: IntentView, now: Date): Static<typeof Paymen
     partial_payment: status === 'pending' && received.gt(0),
     amount_refunded: toNumber(amountRefunded(view.refunds)),
     refunds: view.refunds.map(presentRefund),
+    discrepancy: discrepancy && {
+      type: discrepancy.type,
+      amount: toNumber(discrepancy.amount),
+      status: discrepancy.status,
+      accepted_at: discrepancy.acceptance?.accepted_at ?? null,
+      note: discrepancy.acceptance?.note ?? null,
+    },
   };
 }
