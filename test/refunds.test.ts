@@ -191,7 +191,7 @@ describe('POST /payment-intents/{id}/refunds/quote', () => {
     ['a network the intent received nothing on', { network: 'ethereum' }, 400, 'network'],
     ['a fee deducted from a refund smaller than it', { amount: '0.000001' }, 400, 'network_fee'],
     ['no network_fee', { network_fee: undefined }, 422, 'network_fee'],
-    ['no destination', { destination: undefined }, 422, 'destination'],
+    ['no destination (nor refund_address_id)', { destination: undefined }, 400, 'destination'],
     ['a reason over 500 characters', { reason: 'x'.repeat(501) }, 400, 'reason'],
   ])('%s is %i naming %s', async (_what, change, status, param) => {
     const { tenant, intent } = await paidIntent('10');
@@ -209,6 +209,54 @@ describe('POST /payment-intents/{id}/refunds/quote', () => {
     const missing = await postQuote(tenant.key, randomUUID(), { destination: SOLANA_PAYER, network_fee: 'deducted' });
     expect(foreign.statusCode).toBe(404);
     expect(errorOf(foreign)).toEqual(errorOf(missing));
+  });
+});
+
+describe('the refund address the payer gave (refund_address_id)', () => {
+  const PAYER_GAVE = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+  /** A refund address request of the intent, submitted by the payer on the hosted page for USDC on solana. */
+  async function submittedRequest(key: string, intentId: string): Promise<string> {
+    const res = await t.call(key, 'POST', `/payment-intents/${intentId}/refund-address-requests`, { body: {}, idempotencyKey: randomUUID() });
+    expect(res.statusCode, res.body).toBe(201);
+    const request = json<{ id: string; url: string }>(res);
+    const submitted = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(request.url).pathname}/submit`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ pair: 'USDC/solana', address: PAYER_GAVE }).toString(),
+    });
+    expect(submitted.statusCode, submitted.body).toBeLessThan(400);
+    return request.id;
+  }
+
+  it('pays the address the payer submitted, on the pair the payer chose, in place of destination', async () => {
+    const { tenant, intent } = await paidIntent('10');
+    const requestId = await submittedRequest(tenant.key, intent.id);
+    const q = await quote(tenant.key, intent.id, { destination: undefined, refund_address_id: requestId, amount: '2' });
+    expect(q).toMatchObject({ destination: PAYER_GAVE, asset: 'USDC', network: 'solana', amount: '2' });
+    expect(await refund(tenant.key, q.quote_id)).toMatchObject({ destination: PAYER_GAVE });
+  });
+
+  it('refuses both or a pair the payer did not choose (400 naming it); an unknown, unsubmitted or foreign request is one 400', async () => {
+    const { tenant, intent } = await paidIntent('10');
+    const requestId = await submittedRequest(tenant.key, intent.id);
+    const base = { network_fee: 'deducted', refund_address_id: requestId };
+    const both = await postQuote(tenant.key, intent.id, { ...base, destination: SOLANA_PAYER });
+    expect(errorOf(both)).toMatchObject({ code: 'invalid_request', param: 'refund_address_id' });
+    const otherPair = await postQuote(tenant.key, intent.id, { ...base, network: 'base' });
+    expect(errorOf(otherPair)).toMatchObject({ code: 'invalid_request', param: 'network' });
+
+    const other = await paidIntent('10');
+    const foreign = await postQuote(other.tenant.key, other.intent.id, { ...base });
+    const unknown = await postQuote(tenant.key, intent.id, { ...base, refund_address_id: randomUUID() });
+    const open = await t.call(tenant.key, 'POST', `/payment-intents/${intent.id}/refund-address-requests`, { body: {}, idempotencyKey: randomUUID() });
+    const unsubmitted = await postQuote(tenant.key, intent.id, { ...base, refund_address_id: json<{ id: string }>(open).id });
+    for (const res of [foreign, unknown, unsubmitted]) {
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res)).toEqual(errorOf(unknown));
+    }
+    expect(errorOf(unknown)).toMatchObject({ code: 'invalid_request', param: 'refund_address_id' });
   });
 });
 

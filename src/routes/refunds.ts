@@ -27,8 +27,9 @@ export function refundRoutes(app: App, { db, cursors, idempotency, payouts, refu
           'Fixes the refund for 60 seconds: the asset and network the intent received the money on, the amount (given, `all` that is ' +
           'still refundable, or the `excess` of an overpayment), the destination and the network fee, and who pays that fee ' +
           '(`network_fee`). Money received after expiry is refundable like any other. The balance that received the money pays ' +
-          '(the intent\'s end user, or the organization). The destination is required: a refund never goes to the deposit\'s sender ' +
-          'by default, which is often an exchange\'s shared wallet.',
+          '(the intent\'s end user, or the organization). The destination is the partner\'s `destination`, or the address the payer ' +
+          'submitted through a refund address request (`refund_address_id`): a refund never goes to the deposit\'s sender by default, ' +
+          'which is often an exchange\'s shared wallet.',
         tags,
         params: Type.Object({ id: PathId }),
         body: RefundQuoteBody,

@@ -14,6 +14,7 @@ import type { Page, PageRequest } from '../store/pagination.js';
 import { findIntentWithAddresses } from '../store/payment-intents.js';
 import * as store from '../store/payouts.js';
 import type { PayoutRow, QuoteRow } from '../store/payouts.js';
+import { submittedRefundAddress } from '../store/refund-address-requests.js';
 import { receivedPairs } from '../store/refunds.js';
 import { tenantOf, type Tenant } from '../store/tenancy.js';
 import { checkPaymentIntentId } from './payment-intents.js';
@@ -24,7 +25,8 @@ export interface RefundQuoteInput {
   portion?: 'all' | 'excess';
   asset?: string;
   network?: string;
-  destination: string;
+  destination?: string;
+  refund_address_id?: string;
   network_fee: RefundNetworkFee;
   reason?: string;
 }
@@ -67,9 +69,11 @@ export class Refunds {
     }
     const intent = await findIntentWithAddresses(this.db, tenant, intentId, false);
     if (!intent) throw new DomainError('resource_not_found', 'No payment intent with that id.', 'id');
-    const pair = this.pickPair(await receivedPairs(this.db, tenant, intentId), input);
+    const target = await this.targetOf(tenant, intentId, input);
+    const pair = this.pickPair(await receivedPairs(this.db, tenant, intentId), target);
     const network = this.catalog.pair(pair.asset, pair.network)!;
-    if (!isValidDestination(this.catalog.addressFormat(pair.network), input.destination)) {
+    const destination = target.destination;
+    if (!isValidDestination(this.catalog.addressFormat(pair.network), destination)) {
       throw new DomainError('invalid_request', `destination is not a valid ${pair.network} address.`, 'destination');
     }
     const refundable = refundableOn(pair);
@@ -85,7 +89,7 @@ export class Refunds {
         'amount',
       );
     }
-    const route = await this.payouts.priceOn(tenant, pair.asset, network, { profileId: intent.profile_id }, input.destination);
+    const route = await this.payouts.priceOn(tenant, pair.asset, network, { profileId: intent.profile_id }, destination);
     const { recipientGets, ownerPays } = refundSplit(amount, route.fee, input.network_fee);
     const now = this.clock.now();
     const quote: QuoteRow = {
@@ -94,7 +98,7 @@ export class Refunds {
       mode: tenant.mode,
       profile_id: intent.profile_id,
       external_ref: intent.external_ref,
-      destination: input.destination,
+      destination,
       asset: pair.asset,
       network: pair.network,
       amount: recipientGets.toFixed(),
@@ -117,10 +121,33 @@ export class Refunds {
   }
 
   /**
+   * Where the refund goes: the partner's `destination`, or the address the payer submitted through a refund address
+   * request of this intent (`refund_address_id`, docs/refund-address-links.md), which also names the pair.
+   */
+  private async targetOf(tenant: Tenant, intentId: string, input: RefundQuoteInput): Promise<{ asset?: string; network?: string; destination: string }> {
+    if (input.refund_address_id === undefined) {
+      if (input.destination === undefined) throw new DomainError('invalid_request', 'Give destination, or refund_address_id.', 'destination');
+      return { asset: input.asset, network: input.network, destination: input.destination };
+    }
+    if (input.destination !== undefined) throw new DomainError('invalid_request', 'Give either destination or refund_address_id, not both.', 'refund_address_id');
+    // Another tenant's or another intent's request answers as an unknown one.
+    const submitted = await submittedRefundAddress(this.db, tenant, input.refund_address_id, intentId);
+    if (!submitted) {
+      throw new DomainError('invalid_request', 'No address was submitted through a refund address request with that id for this payment intent.', 'refund_address_id');
+    }
+    for (const key of ['asset', 'network'] as const) {
+      if (input[key] !== undefined && input[key] !== submitted[key]) {
+        throw new DomainError('invalid_request', `The payer gave an address for ${submitted.asset} on ${submitted.network}; ${key} must match it or be left out.`, key);
+      }
+    }
+    return { asset: submitted.asset, network: submitted.network, destination: submitted.address };
+  }
+
+  /**
    * The pair the refund goes out on: the one named by `asset` and `network` (each may be left out when the other
    * one, or the intent's money, leaves a single pair), among those the intent received money on.
    */
-  private pickPair(pairs: ReceivedPair[], input: RefundQuoteInput): ReceivedPair {
+  private pickPair(pairs: ReceivedPair[], input: { asset?: string; network?: string }): ReceivedPair {
     if (pairs.length === 0) throw new DomainError('invalid_request', 'This payment intent has received nothing: there is nothing to refund.', 'id');
     const matching = pairs.filter((p) => (input.asset ?? p.asset) === p.asset && (input.network ?? p.network) === p.network);
     if (matching.length === 1) return matching[0]!;

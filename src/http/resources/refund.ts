@@ -27,9 +27,19 @@ export const RefundQuoteBody = Type.Object(
     ),
     asset: Type.Optional(CodeText('The asset the intent received the money in; required when it received on more than one pair.')),
     network: Type.Optional(CodeText('The network the intent received the money on; required when it received on more than one pair.')),
-    destination: RequestText(128, {
-      description: "The payer's address on that network, checked with the network's codec (checksums included). Never defaulted to the deposit's sender.",
-    }),
+    destination: Type.Optional(
+      RequestText(128, {
+        description:
+          "The payer's address on that network, checked with the network's codec (checksums included). Never defaulted to the deposit's sender. " +
+          'Give it, or `refund_address_id`.',
+      }),
+    ),
+    refund_address_id: Type.Optional(
+      RequestText(64, {
+        description:
+          'A refund address request of this intent through which the payer submitted an address: the refund goes there, on the asset and network the payer chose.',
+      }),
+    ),
     network_fee: NetworkFee,
     reason: Type.Optional(RequestText(MAX_REFUND_REASON, { description: `Why, for your records (at most ${MAX_REFUND_REASON} characters).` })),
   },
