@@ -19,7 +19,7 @@ export function refundRoutes(app: App, { db, cursors, idempotency, payouts, refu
         scope: 'payouts:write',
         fundMoving: true,
         idempotent: true,
-        errors: ['invalid_payment_intent_id', 'resource_not_found', 'refund_exceeds_refundable', 'price_unavailable', 'provider_unavailable'],
+        errors: ['invalid_payment_intent_id', 'resource_not_found', 'catalog_invalid', 'refund_exceeds_refundable', 'price_unavailable', 'provider_unavailable'],
       },
       schema: {
         summary: 'Quote a refund of a payment intent',

@@ -71,7 +71,9 @@ export class Refunds {
     if (!intent) throw new DomainError('resource_not_found', 'No payment intent with that id.', 'id');
     const target = await this.targetOf(tenant, intentId, input);
     const pair = this.pickPair(await receivedPairs(this.db, tenant, intentId), target);
-    const network = this.catalog.pair(pair.asset, pair.network)!;
+    const network = this.catalog.pair(pair.asset, pair.network);
+    // Money came on it, but the deployment's catalog no longer has the pair: nothing can be sent there.
+    if (!network) throw new DomainError('catalog_invalid', `${pair.asset} on ${pair.network} is no longer in this deployment's catalog: it cannot be refunded there.`, 'network');
     const destination = target.destination;
     if (!isValidDestination(this.catalog.addressFormat(pair.network), destination)) {
       throw new DomainError('invalid_request', `destination is not a valid ${pair.network} address.`, 'destination');
