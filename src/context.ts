@@ -38,6 +38,8 @@ import { EventLog } from './use-cases/events.js';
 import { OperatorService } from './use-cases/operator.js';
 import { OperatorPayouts } from './use-cases/operator-payouts.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
+import { Reconciliation } from './use-cases/reconciliation.js';
+import { reconciledNetworks } from './providers/chains/balances.js';
 import { DepositSimulator } from './use-cases/simulator.js';
 import { Transactions } from './use-cases/transactions.js';
 import { Webhooks } from './use-cases/webhooks.js';
@@ -160,5 +162,6 @@ export async function createContext(config: Config, database: Database, options:
     liveEvm,
     liveSolana: liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null },
     liveTron,
+    reconciliation: new Reconciliation(db, catalog, clock, reconciledNetworks({ evm: liveEvm, tron: liveTron }, config.evm.rpcTimeoutMs)),
   };
 }
