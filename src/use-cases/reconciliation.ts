@@ -91,20 +91,13 @@ export class Reconciliation {
     const holders = byAddress(await liveAddressesOn(this.db, network));
     // The chain first, the ledger after: a deposit credited meanwhile was on chain before it (its confirmations),
     // and a payout settled meanwhile left after; either way the difference is a surplus, never a false shortfall.
-    let onChain: Map<string, bigint[]> | null = null;
-    let error: string | null = null;
-    try {
-      onChain = await this.readBalances(network, reader, pairs, [...holders.keys(), ...(hotWallet === null ? [] : [hotWallet])]);
-    } catch (failure) {
-      const reason = withoutEndpoint(failure);
-      error = reason instanceof Error ? reason.message : String(reason);
-    }
+    const onChain = await this.readBalances(network, reader, pairs, [...holders.keys(), ...(hotWallet === null ? [] : [hotWallet])]);
     const ledger = new Map((await ledgerSideOn(this.db, network)).map((row) => [row.asset, row]));
     return pairs.map(({ asset, decimals }) => {
       const figures = ledgerFigures(ledger.get(asset));
       const addresses = creditedIn(holders, asset);
-      const balances = onChain?.get(asset);
-      if (!balances) return unavailable({ network, asset, ledger: figures, addresses, hotWallet, error: error! });
+      const balances = onChain.get(asset)!;
+      if (!Array.isArray(balances)) return unavailable({ network, asset, ledger: figures, addresses, hotWallet, error: balances.error });
       return reconcile({
         network,
         asset,
@@ -115,13 +108,34 @@ export class Reconciliation {
     });
   }
 
-  private async readBalances(network: string, reader: ReconciledNetwork['reader'], pairs: { asset: string; token: string | null }[], holders: string[]) {
+  /**
+   * Each asset's balances of `holders`, or why they could not be read: a node that fails, or serves another chain,
+   * fails every asset; a token whose contract does not answer fails only its own.
+   */
+  private async readBalances(
+    network: string,
+    reader: ReconciledNetwork['reader'],
+    pairs: { asset: string; token: string | null }[],
+    holders: string[],
+  ): Promise<Map<string, bigint[] | { error: string }>> {
+    const balances = new Map<string, bigint[] | { error: string }>();
     const expected = this.catalog.network(network)!.chain_id;
-    const served = await reader.chainId();
+    let served: number;
+    try {
+      served = await reader.chainId();
+    } catch (failure) {
+      return new Map(pairs.map(({ asset }) => [asset, { error: messageOf(failure) }]));
+    }
     // Balances of the same addresses on another chain would be somebody else's money.
-    if (served !== expected) throw new Error(`the RPC URL serves chain ${served}, not ${expected}`);
-    const balances = new Map<string, bigint[]>();
-    for (const { asset, token } of pairs) balances.set(asset, await reader.balances(token, holders));
+    if (served !== expected) return new Map(pairs.map(({ asset }) => [asset, { error: `the RPC URL serves chain ${served}, not ${expected}` }]));
+    for (const { asset, token } of pairs) {
+      balances.set(asset, await reader.balances(token, holders).catch((failure: unknown) => ({ error: messageOf(failure) })));
+    }
     return balances;
   }
+}
+
+function messageOf(failure: unknown): string {
+  const reason = withoutEndpoint(failure);
+  return reason instanceof Error ? reason.message : String(reason);
 }
