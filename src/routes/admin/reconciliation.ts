@@ -111,7 +111,7 @@ export function adminReconciliationRoutes(app: App, { reconciliation }: AppConte
           'owners, the drift, and the addresses whose balance is not what was credited to them. Empty before the first run. See docs/reconciliation.md.',
         tags,
         querystring: NetworkQuery,
-        response: { 200: ReconciliationList, ...errorResponses(401) },
+        response: { 200: ReconciliationList, ...errorResponses(400, 401) },
       },
     },
     async (request) => presentList(await reconciliation.latest(request.query.network)),
