@@ -246,9 +246,9 @@ export class Metrics {
     );
     reconciliationGauge(
       'reconciliation_drifting_addresses',
-      'Deposit addresses whose on-chain balance differs from what was credited to them, by live network and asset.',
+      'Deposit addresses whose on-chain balance differs from what was credited to them, by live network and asset. Absent while the chain is unavailable.',
       ['network', 'asset'],
-      (gauge, row) => gauge.set({ network: row.network, asset: row.asset }, row.details.addresses.length + row.details.addresses_left_out),
+      (gauge, row) => row.status !== 'unavailable' && gauge.set({ network: row.network, asset: row.asset }, row.details.addresses.length + row.details.addresses_left_out),
     );
     this.registry = Registry.merge([processMetrics(), own]);
   }
