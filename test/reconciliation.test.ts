@@ -7,7 +7,8 @@ import { evmBalanceReader, type BalanceReader } from '../src/providers/chains/ba
 import { Reconciliation } from '../src/use-cases/reconciliation.js';
 import type { ReconciliationAnswer } from '../src/routes/admin/reconciliation.js';
 import { ManualClock } from './support/clock.js';
-import { HOT_WALLET, HOT_WALLET_KEY, TEST_CONFIRMATIONS, TEST_XPUB, useLiveEthereum } from './support/evm/live-app.js';
+import { HOT_WALLET, HOT_WALLET_KEY, quiet, TEST_CONFIRMATIONS, TEST_XPUB, useLiveEthereum } from './support/evm/live-app.js';
+import { livePayoutKit } from './support/evm/live-payouts.js';
 import { parseExposition, valueOf } from './support/metrics.js';
 import { createAddress, createIntent, json } from './support/partner.js';
 
@@ -224,5 +225,37 @@ describe('the chain reconciled against the ledger on anvil', () => {
     const res = await chain.t.admin('POST', '/reconciliation?network=polygon');
     expect(res.statusCode).toBe(400);
     expect(json<{ error: { param: string; message: string } }>(res).error).toMatchObject({ param: 'network', message: expect.stringContaining('ethereum') });
+  });
+
+  it('a payout from the hot wallet: in flight once broadcast (gone from the wallet, still reserved), then paid out; the fee the owner paid stays on chain', async () => {
+    const kit = livePayoutKit(chain);
+    // The operator's float of USDC in the hot wallet.
+    await chain.anvil.sendToken(chain.ethereum.usdc, HOT_WALLET, '20');
+    const before = lineOf(await reconcileNow(), 'USDC');
+    expect(before).toMatchObject({ on_chain_total: '33', ledger_total: '10', drift: '23', hot_wallet: { balance: '20', paid_out: '0', in_flight: '0' } });
+
+    const payout = await kit.pay(chain.live.key, kit.freshDestination(), '3');
+    await chain.t.ctx.payouts.sweepLive(quiet);
+    await kit.reaches(chain.live.key, payout.id, 'processing');
+    const [{ fee }] = (await chain.t.db.query<{ fee: string }>('SELECT fee::text AS fee FROM payouts WHERE id = $1', [payout.id])) as [{ fee: string }];
+    expect(new Decimal(fee).isPositive()).toBe(true);
+    const inFlight = lineOf(await reconcileNow(), 'USDC');
+    expect(inFlight).toMatchObject({
+      ledger: { available: new Decimal(7).minus(fee).toFixed(), reserved: new Decimal(fee).plus(3).toFixed(), in_flight: '3', total: '7' },
+      on_chain_total: '30',
+      drift: '23',
+      hot_wallet: { balance: '17', paid_out: '0', in_flight: '3' },
+    });
+
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    await chain.t.ctx.payouts.sweepLive(quiet);
+    await kit.reaches(chain.live.key, payout.id, 'completed');
+    const paid = lineOf(await reconcileNow(), 'USDC');
+    expect(paid).toMatchObject({
+      ledger: { reserved: '0', in_flight: '0', total: new Decimal(7).minus(fee).toFixed() },
+      on_chain_total: '30',
+      drift: new Decimal(fee).plus(23).toFixed(),
+      hot_wallet: { balance: '17', paid_out: '3', in_flight: '0' },
+    });
   });
 });
