@@ -110,6 +110,7 @@ export async function createContext(config: Config, database: Database, options:
         atBoundary: options.atPayoutBoundary,
       })
     : null;
+  const liveSolanaSetup = liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null };
   const liveTron = liveTronFrom(config.tron, config.tronPayouts, fullCatalog);
   const tronHotWallet =
     liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, atBoundary: options.atPayoutBoundary });
@@ -160,8 +161,16 @@ export async function createContext(config: Config, database: Database, options:
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
-    liveSolana: liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null },
+    liveSolana: liveSolanaSetup,
     liveTron,
-    reconciliation: new Reconciliation(db, catalog, clock, reconciledNetworks({ evm: liveEvm, tron: liveTron }, config.evm.rpcTimeoutMs)),
+    reconciliation: new Reconciliation(
+      db,
+      catalog,
+      clock,
+      reconciledNetworks(
+        { evm: liveEvm, tron: liveTron, solana: liveSolanaSetup },
+        { evm: config.evm.rpcTimeoutMs, solana: config.solana.rpcTimeoutMs },
+      ),
+    ),
   };
 }

@@ -120,14 +120,16 @@ export class Reconciliation {
   ): Promise<Map<string, bigint[] | { error: string }>> {
     const balances = new Map<string, bigint[] | { error: string }>();
     const expected = this.catalog.network(network)!.chain_id;
-    let served: number;
-    try {
-      served = await reader.chainId();
-    } catch (failure) {
-      return new Map(pairs.map(({ asset }) => [asset, { error: messageOf(failure) }]));
+    if (expected !== null && reader.chainId) {
+      let served: number;
+      try {
+        served = await reader.chainId();
+      } catch (failure) {
+        return new Map(pairs.map(({ asset }) => [asset, { error: messageOf(failure) }]));
+      }
+      // Balances of the same addresses on another chain would be somebody else's money.
+      if (served !== expected) return new Map(pairs.map(({ asset }) => [asset, { error: `the RPC URL serves chain ${served}, not ${expected}` }]));
     }
-    // Balances of the same addresses on another chain would be somebody else's money.
-    if (served !== expected) return new Map(pairs.map(({ asset }) => [asset, { error: `the RPC URL serves chain ${served}, not ${expected}` }]));
     for (const { asset, token } of pairs) {
       balances.set(asset, await reader.balances(token, holders).catch((failure: unknown) => ({ error: messageOf(failure) })));
     }

@@ -1,6 +1,8 @@
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import type { LiveEvm } from './live-evm.js';
 import type { LiveTron } from './live-tron.js';
+import type { LiveSolana } from './solana/live-solana.js';
+import { solanaBalanceReader } from './solana/solana-balances.js';
 import { hidingEndpoint } from './rpc-errors.js';
 import { evmHexFromTronAddress } from './tron/address.js';
 
@@ -9,8 +11,11 @@ import { evmHexFromTronAddress } from './tron/address.js';
  * answer (the network is then reported unavailable, never as a drift).
  */
 export interface BalanceReader {
-  /** The EIP-155 chain id the endpoint serves: balances read on another chain would be somebody else's. */
-  chainId(): Promise<number>;
+  /**
+   * The EIP-155 chain id the endpoint serves: balances read on another chain would be somebody else's. Absent where
+   * the catalog names none (Solana).
+   */
+  chainId?(): Promise<number>;
   /** What each of `holders` holds of the network's native asset (`token` null) or of a token contract. */
   balances(token: string | null, holders: readonly string[]): Promise<bigint[]>;
 }
@@ -56,7 +61,7 @@ export function evmBalanceReader(url: string, timeoutMs: number): BalanceReader 
 export function tronBalanceReader(url: string, timeoutMs: number): BalanceReader {
   const evm = evmBalanceReader(url, timeoutMs);
   return {
-    chainId: evm.chainId,
+    chainId: evm.chainId!,
     balances: (token, holders) => evm.balances(token && evmHexFromTronAddress(token), holders.map(evmHexFromTronAddress)),
   };
 }
@@ -68,13 +73,14 @@ export interface ReconciledNetwork {
   hotWallet: string | null;
 }
 
-/**
- * The live networks whose balances can be read: EVM and Tron, through the JSON-RPC endpoints their watchers read.
- * Solana is not read yet (docs/reconciliation.md, "Limits").
- */
-export function reconciledNetworks(live: { evm: LiveEvm | null; tron: LiveTron | null }, timeoutMs: number): ReconciledNetwork[] {
+/** The live networks whose balances are read: every one, through the endpoints their watchers read. */
+export function reconciledNetworks(
+  live: { evm: LiveEvm | null; tron: LiveTron | null; solana: LiveSolana | null },
+  timeoutMs: { evm: number; solana: number },
+): ReconciledNetwork[] {
   return [
-    ...[...(live.evm?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: evmBalanceReader(url, timeoutMs), hotWallet: live.evm!.signer?.address ?? null })),
-    ...[...(live.tron?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: tronBalanceReader(url, timeoutMs), hotWallet: live.tron!.signer?.address ?? null })),
+    ...[...(live.evm?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: evmBalanceReader(url, timeoutMs.evm), hotWallet: live.evm!.signer?.address ?? null })),
+    ...[...(live.tron?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: tronBalanceReader(url, timeoutMs.evm), hotWallet: live.tron!.signer?.address ?? null })),
+    ...[...(live.solana?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: solanaBalanceReader(url, timeoutMs.solana), hotWallet: live.solana!.payoutSigner ?? null })),
   ];
 }
