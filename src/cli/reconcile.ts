@@ -8,7 +8,7 @@ const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.p
 
 /** One row per network and asset, then the hot wallet and each drifting address under it; errors of unread chains. */
 export function reconciliationText(answer: ReconciliationAnswer): string {
-  if (answer.data.length === 0) return 'No live network whose balances this deployment reads (EVM or Tron, docs/reconciliation.md).\n';
+  if (answer.data.length === 0) return 'No live network is configured: nothing to reconcile (docs/reconciliation.md).\n';
   const header = ['NETWORK', 'ASSET', 'STATUS', 'ON CHAIN', 'LEDGER', 'DRIFT'];
   const rows = answer.data.map((line) => [line.network, line.asset, line.status, line.on_chain_total ?? '-', line.ledger_total, line.drift ?? '-']);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
