@@ -9,6 +9,7 @@ import type { ReconciliationAnswer } from '../src/routes/admin/reconciliation.js
 import { ManualClock } from './support/clock.js';
 import { HOT_WALLET, HOT_WALLET_KEY, quiet, TEST_CONFIRMATIONS, TEST_XPUB, useLiveEthereum } from './support/evm/live-app.js';
 import { livePayoutKit } from './support/evm/live-payouts.js';
+import { signInOperator } from './support/dashboard.js';
 import { parseExposition, valueOf } from './support/metrics.js';
 import { createAddress, createIntent, json } from './support/partner.js';
 
@@ -180,6 +181,13 @@ describe('the chain reconciled against the ledger on anvil', () => {
     const listed = json<ReconciliationAnswer>(await chain.t.admin('GET', '/reconciliation?network=ethereum'));
     expect(listed.ok).toBe(true);
     expect(lineOf(listed.data, 'USDC')).toEqual(usdc);
+
+    // The dashboard's page shows the same result, and the addresses behind the drift, each found by the search.
+    const page = (await (await signInOperator(chain.t)).get('/admin/reconciliation')).body;
+    expect(page).toContain('<strong>surplus</strong>');
+    expect(page).toContain('USDC on ethereum: addresses holding other than what was credited');
+    for (const address of [stranger, credited, waiting]) expect(page).toContain(`href="/admin/search?q=${address}"`);
+    expect(page).toContain('href="/admin/reconciliation">Reconciliation</a>');
   });
 
   it('a node that fails, or serves another chain, makes the network unavailable, never a drift; the last reading time is kept', async () => {
