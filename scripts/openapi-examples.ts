@@ -180,6 +180,9 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
 });
 await call('GET', `${A}/ledger/verification`);
 await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
+// Reconciliation reads live chains: here there are none, so the lists are empty (docs/reconciliation.md shows one).
+await call('POST', `${A}/reconciliation`);
+await call('GET', `${A}/reconciliation`);
 // Public keys only, of throwaway key pairs whose private halves were never kept.
 await call('POST', `${A}/solana/owner-keys`, {
   body: {

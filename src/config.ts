@@ -28,6 +28,8 @@ export interface Config {
   expirySweepIntervalSeconds: number;
   /** Seconds between sweeps that move sandbox payouts along (processing, then completed when due). */
   sandboxPayoutSweepSeconds: number;
+  /** Seconds between reconciliations of the live chains against the ledger (docs/reconciliation.md); 0: never. */
+  reconcileIntervalSeconds: number;
   catalogFile: string | undefined;
   /** Where partners reach this service (links the API hands out, e.g. a payout's tracking_url). */
   publicUrl: string;
@@ -344,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sweepIntervalSeconds: integer('CONNECT_SWEEP_INTERVAL_SECONDS', env.CONNECT_SWEEP_INTERVAL_SECONDS, 300),
     expirySweepIntervalSeconds: integer('CONNECT_EXPIRY_SWEEP_SECONDS', env.CONNECT_EXPIRY_SWEEP_SECONDS, 15),
     sandboxPayoutSweepSeconds: integer('CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS', env.CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS, 2),
+    reconcileIntervalSeconds: integer('CONNECT_RECONCILE_INTERVAL_SECONDS', env.CONNECT_RECONCILE_INTERVAL_SECONDS, 600),
     catalogFile: env.CONNECT_CATALOG_FILE || undefined,
     publicUrl: (env.CONNECT_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8080}`).replace(/\/+$/, ''),
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),

@@ -40,6 +40,8 @@ import { EventLog } from './use-cases/events.js';
 import { OperatorService } from './use-cases/operator.js';
 import { OperatorPayouts } from './use-cases/operator-payouts.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
+import { Reconciliation } from './use-cases/reconciliation.js';
+import { reconciledNetworks } from './providers/chains/balances.js';
 import { DepositSimulator } from './use-cases/simulator.js';
 import { Transactions } from './use-cases/transactions.js';
 import { Webhooks } from './use-cases/webhooks.js';
@@ -110,6 +112,7 @@ export async function createContext(config: Config, database: Database, options:
         atBoundary: options.atPayoutBoundary,
       })
     : null;
+  const liveSolanaSetup = liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null };
   const liveTron = liveTronFrom(config.tron, config.tronPayouts, fullCatalog);
   const tronHotWallet =
     liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, atBoundary: options.atPayoutBoundary });
@@ -163,7 +166,16 @@ export async function createContext(config: Config, database: Database, options:
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm,
-    liveSolana: liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null },
+    liveSolana: liveSolanaSetup,
     liveTron,
+    reconciliation: new Reconciliation(
+      db,
+      catalog,
+      clock,
+      reconciledNetworks(
+        { evm: liveEvm, tron: liveTron, solana: liveSolanaSetup },
+        { evm: config.evm.rpcTimeoutMs, solana: config.solana.rpcTimeoutMs },
+      ),
+    ),
   };
 }

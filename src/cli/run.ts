@@ -9,6 +9,7 @@ import { ledgerCommands } from './ledger.js';
 import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { payoutCommands } from './payouts.js';
+import { reconcileCommand } from './reconcile.js';
 import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
@@ -24,7 +25,16 @@ export interface CliIo {
  * An operator verb: one operator API call, whose answer is printed. `check` may refuse a successful answer
  * (the ledger verification that found a mismatch) by throwing.
  */
-export type RunVerb = (call: AdminCall, check?: (answer: unknown) => void) => Promise<void>;
+export type RunVerb = (call: AdminCall, check?: (answer: unknown) => void, output?: VerbOutput) => Promise<void>;
+
+/**
+ * How a verb prints its answer when not as JSON (`text`), and what still fails it once printed (`failure`: a
+ * message for stderr and exit code 1, as `reconcile` does on a shortfall).
+ */
+export interface VerbOutput {
+  text?: (answer: unknown) => string;
+  failure?: (answer: unknown) => string | null;
+}
 /** A verb that needs the database itself, not the API (the worker); what it resolves to is printed. */
 export type RunLocal = (verb: (ctx: AppContext) => Promise<unknown>) => Promise<void>;
 
@@ -44,18 +54,20 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, Solana owner keys, live payouts and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, Solana owner keys, live payouts, the chains reconciled against the ledger and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
 
   // Nothing is opened until a verb has parsed: --help and usage errors touch no database and no server.
-  const run: RunVerb = async (call, check) => {
+  const run: RunVerb = async (call, check, output = {}) => {
     const api = await openOperatorApi(loadConfig(env), open, io.stderr);
     try {
       const answer = await api.call(call);
       check?.(answer);
-      io.stdout.write(json(answer));
+      io.stdout.write(output.text ? output.text(answer) : json(answer));
+      const failure = output.failure?.(answer);
+      if (failure) throw new Error(failure);
     } finally {
       await api.close();
     }
@@ -82,6 +94,7 @@ export async function runCli(
   depositCommands(program, run);
   payoutCommands(program, run);
   solanaCommands(program, run);
+  reconcileCommand(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
 

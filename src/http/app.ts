@@ -15,6 +15,7 @@ import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
 import { adminPayoutRoutes } from '../routes/admin/payouts.js';
+import { adminReconciliationRoutes } from '../routes/admin/reconciliation.js';
 import { adminWebhookRoutes } from '../routes/admin/webhooks.js';
 import { capabilitiesRoutes } from '../routes/capabilities.js';
 import { eventRoutes } from '../routes/events.js';
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminDepositRoutes(admin, ctx);
         adminSolanaRoutes(admin, ctx);
         adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
+        adminReconciliationRoutes(admin, ctx);
         adminAuthLockoutRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },

@@ -20,6 +20,7 @@ import type { EventLog } from '../use-cases/events.js';
 import type { OperatorService } from '../use-cases/operator.js';
 import type { OperatorPayouts } from '../use-cases/operator-payouts.js';
 import type { PaymentIntents } from '../use-cases/payment-intents.js';
+import type { Reconciliation } from '../use-cases/reconciliation.js';
 import type { DepositSimulator } from '../use-cases/simulator.js';
 import type { Transactions } from '../use-cases/transactions.js';
 import type { Webhooks } from '../use-cases/webhooks.js';
@@ -68,6 +69,8 @@ export interface AppContext {
   liveSolana: LiveSolana | null;
   /** The live Tron setup (xpub, JSON-RPC endpoints), null when live Tron is not configured (docs/live-tron.md). */
   liveTron: LiveTron | null;
+  /** The live chains' balances against the ledger (docs/reconciliation.md). */
+  reconciliation: Reconciliation;
 }
 
 export type App = FastifyInstance<

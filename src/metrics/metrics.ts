@@ -3,6 +3,8 @@ import type { KeyMode } from '../domain/api-keys.js';
 import { TRANSACTION_ATTEMPTS, type Database } from '../store/database.js';
 import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
+import { latestResults, type ReconciliationRow } from '../store/reconciliation.js';
+import { RECONCILIATION_STATUSES } from '../domain/reconciliation.js';
 import { freeOwners } from '../store/solana-owners.js';
 
 const METRIC_PREFIX = 'connect_';
@@ -209,6 +211,45 @@ export class Metrics {
       labelNames: ['network', 'payouts'],
       registers,
     });
+    /** The latest reconciliation results (docs/reconciliation.md), read at scrape; absent while the database does not answer. */
+    const reconciliationGauge = (name: string, help: string, labelNames: string[], set: (gauge: Gauge, row: ReconciliationRow) => void) =>
+      new Gauge({
+        name: `${METRIC_PREFIX}${name}`,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          const rows = await latestResults(db).catch(() => []);
+          this.reset();
+          for (const row of rows) set(this, row);
+        },
+      });
+    reconciliationGauge(
+      'reconciliation_drift',
+      'On-chain balance less what the ledger owes, by live network and asset, in the asset (a float near the exact decimal of GET /admin/v1/reconciliation); negative: a shortfall. Absent while the chain is unavailable.',
+      ['network', 'asset'],
+      (gauge, row) => row.drift !== null && gauge.set({ network: row.network, asset: row.asset }, Number(row.drift)),
+    );
+    reconciliationGauge(
+      'reconciliation_status',
+      'The latest reconciliation of each live network and asset: 1 for its status (ok, surplus, shortfall, unavailable), 0 for the others.',
+      ['network', 'asset', 'status'],
+      (gauge, row) => {
+        for (const status of RECONCILIATION_STATUSES) gauge.set({ network: row.network, asset: row.asset, status }, status === row.status ? 1 : 0);
+      },
+    );
+    reconciliationGauge(
+      'reconciliation_last_run_timestamp_seconds',
+      'When the chain was last read for a reconciliation of this network and asset (Unix time), by whichever process: a value that stops growing is a job that no longer runs or a chain that stays unavailable.',
+      ['network', 'asset'],
+      (gauge, row) => row.reconciled_at !== null && gauge.set({ network: row.network, asset: row.asset }, row.reconciled_at.getTime() / 1000),
+    );
+    reconciliationGauge(
+      'reconciliation_drifting_addresses',
+      'Deposit addresses whose on-chain balance differs from what was credited to them, by live network and asset. Absent while the chain is unavailable.',
+      ['network', 'asset'],
+      (gauge, row) => row.status !== 'unavailable' && gauge.set({ network: row.network, asset: row.asset }, row.details.addresses.length + row.details.addresses_left_out),
+    );
     this.registry = Registry.merge([processMetrics(), own]);
   }
 

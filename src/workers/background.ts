@@ -45,6 +45,17 @@ export async function counted(watcher: { network: string; tick(): Promise<number
   }
 }
 
+/** One periodic reconciliation, if due; each result that is not ok is logged (the gauges carry it too). */
+async function reconcileAndWarn(ctx: AppContext, log: FastifyBaseLogger): Promise<number> {
+  for (const row of await ctx.reconciliation.runIfDue(ctx.config.reconcileIntervalSeconds)) {
+    const fields = { network: row.network, asset: row.asset, status: row.status, drift: row.drift, addresses: row.details.addresses.length, error: row.error };
+    // A surplus is the usual state of a funded hot wallet; a shortfall or an unread chain needs the operator.
+    if (row.status === 'surplus') log.info(fields, 'reconciliation: the chain holds more than the ledger owes');
+    else log.warn(fields, `reconciliation: ${row.status} (GET /admin/v1/reconciliation)`);
+  }
+  return 0;
+}
+
 /** Stops the background work (resolving once webhook attempts in flight are done); `alive` is for readiness. */
 export type BackgroundWork = (() => Promise<void>) & { alive(): boolean };
 
@@ -77,6 +88,9 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => counted(watcher, ctx.metrics), log)),
     ...solanaWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.solana.pollSeconds, () => counted(watcher, ctx.metrics), log)),
+    ...(config.reconcileIntervalSeconds > 0 && ctx.reconciliation.networks.length > 0
+      ? [runPeriodically('reconciliation', config.reconcileIntervalSeconds, () => reconcileAndWarn(ctx, log), log)]
+      : []),
   ];
   const stop = async () => {
     for (const stopSweep of stopSweeps) stopSweep();

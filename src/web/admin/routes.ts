@@ -11,6 +11,7 @@ import { html } from '../html.js';
 import { pageHeaders, type StaticAssets } from '../static-assets.js';
 import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
 import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
+import { reconciliationPage } from './reconciliation-page.js';
 import { DASHBOARD, dashboardPage, modeName, signInPage, table, time, type PageContext } from './pages.js';
 import { isSignedOut, recordSignOut } from '../../store/dashboard-sign-outs.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
@@ -166,6 +167,8 @@ ${volumeCharts(rows, days)}`,
         return send(reply, listPage(view, organization, mode, list, await list.show(ctx, view, organization, mode, request.query)));
       },
     );
+
+    signedIn.get(`${DASHBOARD}/reconciliation`, async (request, reply) => send(reply, reconciliationPage(pageContext(request), await ctx.reconciliation.latest())));
 
     signedIn.get<{ Querystring: Query }>(`${DASHBOARD}/payouts`, async (request, reply) => {
       const page = await operatorPayouts.list({}, cursors.pageRequest(LIVE_PAYOUT_LIST, request.query));

@@ -113,6 +113,15 @@ export function payoutChain(svm: LiteSVM) {
           const value = { data: [data, 'base64'], executable: account.executable, lamports: Number(account.lamports), owner: account.programAddress, rentEpoch: 0, space: account.data.length };
           return { result: { context, value } };
         }
+        case 'getMultipleAccounts': {
+          // Reconciliation's balance reads (src/providers/chains/solana/solana-balances.ts).
+          const value = (params[0] as Address[]).map((key) => {
+            const account = svm.getAccount(key);
+            if (!account.exists) return null;
+            return { data: [Buffer.from(account.data).toString('base64'), 'base64'], executable: account.executable, lamports: Number(account.lamports), owner: account.programAddress, rentEpoch: 0, space: account.data.length };
+          });
+          return { result: { context, value } };
+        }
         case 'getMinimumBalanceForRentExemption':
           return { result: Number(svm.minimumBalanceForRentExemption(BigInt(params[0] as number))) };
         case 'getRecentPrioritizationFees':

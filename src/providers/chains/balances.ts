@@ -1,0 +1,86 @@
+import { createPublicClient, erc20Abi, http, type Address } from 'viem';
+import type { LiveEvm } from './live-evm.js';
+import type { LiveTron } from './live-tron.js';
+import type { LiveSolana } from './solana/live-solana.js';
+import { solanaBalanceReader } from './solana/solana-balances.js';
+import { hidingEndpoint } from './rpc-errors.js';
+import { evmHexFromTronAddress } from './tron/address.js';
+
+/**
+ * What reconciliation reads from one network: balances now, in base units. Throws when the node does not
+ * answer (the network is then reported unavailable, never as a drift).
+ */
+export interface BalanceReader {
+  /**
+   * The EIP-155 chain id the endpoint serves: balances read on another chain would be somebody else's. Absent where
+   * the catalog names none (Solana).
+   */
+  chainId?(): Promise<number>;
+  /** What each of `holders` holds of the network's native asset (`token` null) or of a token contract. */
+  balances(token: string | null, holders: readonly string[]): Promise<bigint[]>;
+}
+
+/** Balance reads one network has in flight at most: a deployment's thousands of addresses do not flood its node. */
+export const BALANCE_READS_IN_FLIGHT = 16;
+/** Reads sent to the node in one JSON-RPC batch request. */
+const BATCH_SIZE = 50;
+
+/** `work` over `items`, at most `limit` at once, answers in the items' order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Balances over Ethereum's JSON-RPC (`eth_getBalance`, ERC-20 `balanceOf` through `eth_call`), batched and with a
+ * timeout per request; errors never name the URL. Multicall is not used: a local or private chain may not have it.
+ */
+export function evmBalanceReader(url: string, timeoutMs: number): BalanceReader {
+  const client = createPublicClient({ transport: http(url, { batch: { batchSize: BATCH_SIZE }, timeout: timeoutMs, retryCount: 1 }), cacheTime: 0 });
+  return {
+    chainId: hidingEndpoint(() => client.getChainId()),
+    balances: hidingEndpoint((token: string | null, holders: readonly string[]) =>
+      mapLimited(holders, BALANCE_READS_IN_FLIGHT, (holder) =>
+        token === null
+          ? client.getBalance({ address: holder as Address })
+          : client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [holder as Address] }),
+      ),
+    ),
+  };
+}
+
+/** A Tron node's Ethereum-compatible JSON-RPC: the same reads, its `T…` addresses given as the 20 bytes they hold. */
+export function tronBalanceReader(url: string, timeoutMs: number): BalanceReader {
+  const evm = evmBalanceReader(url, timeoutMs);
+  return {
+    chainId: evm.chainId!,
+    balances: (token, holders) => evm.balances(token && evmHexFromTronAddress(token), holders.map(evmHexFromTronAddress)),
+  };
+}
+
+/** A live network reconciliation reads: its balances, and the hot wallet payouts leave from (null: none configured). */
+export interface ReconciledNetwork {
+  network: string;
+  reader: BalanceReader;
+  hotWallet: string | null;
+}
+
+/** The live networks whose balances are read: every one, through the endpoints their watchers read. */
+export function reconciledNetworks(
+  live: { evm: LiveEvm | null; tron: LiveTron | null; solana: LiveSolana | null },
+  timeoutMs: { evm: number; solana: number },
+): ReconciledNetwork[] {
+  return [
+    ...[...(live.evm?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: evmBalanceReader(url, timeoutMs.evm), hotWallet: live.evm!.signer?.address ?? null })),
+    ...[...(live.tron?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: tronBalanceReader(url, timeoutMs.evm), hotWallet: live.tron!.signer?.address ?? null })),
+    ...[...(live.solana?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: solanaBalanceReader(url, timeoutMs.solana), hotWallet: live.solana!.payoutSigner ?? null })),
+  ];
+}
