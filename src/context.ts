@@ -39,6 +39,7 @@ import { OperatorService } from './use-cases/operator.js';
 import { OperatorPayouts } from './use-cases/operator-payouts.js';
 import { PaymentIntents } from './use-cases/payment-intents.js';
 import { DepositSimulator } from './use-cases/simulator.js';
+import { TransactionReports } from './use-cases/transaction-reports.js';
 import { Transactions } from './use-cases/transactions.js';
 import { Webhooks } from './use-cases/webhooks.js';
 import { HttpWebhookTransport } from './providers/webhooks/http-transport.js';
@@ -148,6 +149,7 @@ export async function createContext(config: Config, database: Database, options:
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),
     prices,
     transactions: new Transactions(),
+    reports: new TransactionReports(catalog),
     events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
     payouts: new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, {

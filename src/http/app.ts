@@ -7,6 +7,7 @@ import { LOG_REDACTIONS } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
+import { reportRoutes } from '../routes/reports.js';
 import { adminAuthLockoutRoutes } from '../routes/admin/auth-lockouts.js';
 import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminSolanaRoutes } from '../routes/admin/solana.js';
@@ -154,6 +155,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         addressRoutes(partner, ctx);
         transactionRoutes(partner, ctx);
         balanceRoutes(partner, ctx);
+        reportRoutes(partner, ctx);
         payoutRoutes(partner, ctx, PARTNER_PREFIX);
         eventRoutes(partner, ctx);
         sandboxRoutes(partner, ctx, PARTNER_PREFIX);

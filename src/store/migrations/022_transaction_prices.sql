@@ -7,3 +7,5 @@ ALTER TABLE transactions ADD COLUMN unit_prices jsonb;
 
 -- A statement reads a tenant's ledger transfers in (created_at, id) order, a page at a time.
 CREATE INDEX ledger_transfers_statement_idx ON ledger_transfers (organization_id, mode, created_at, id);
+-- …and joins each movement's payout (or refund) by the ledger row it carries.
+CREATE INDEX payouts_transaction_idx ON payouts (transaction_id);
