@@ -107,6 +107,9 @@ const transactions = await call('GET', `${P}/transactions`, { key, query: { exte
 await call('GET', `${P}/transactions/{transaction_id}`, { key, path: { transaction_id: transactions.data[0].id } });
 await call('GET', `${P}/balances`, { key, query: { external_ref: 'user-42' } });
 await call('GET', `${P}/balances/{external_ref}`, { key, path: { external_ref: 'user-42' } });
+// A statement of today, the day the calls above happened on.
+const today = new Date().toISOString().slice(0, 10);
+await call('GET', `${P}/reports/transactions`, { key, query: { from: today, to: today, external_ref: 'user-42', fiat: 'usd,eur', format: 'json' } });
 const quote = await call('POST', `${P}/payouts/quote`, {
   key,
   idempotent: true,
