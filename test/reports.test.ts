@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
+import { runCli } from '../src/cli/run.js';
 import { Decimal } from '../src/domain/money.js';
 import type { TransactionReport } from '../src/http/resources/report.js';
 import type { PriceSnapshot, PriceSource } from '../src/providers/prices/price-source.js';
@@ -288,5 +292,46 @@ describe('GET /reports/transactions isolation', () => {
     const live = await reportOf(liveKey, range);
     expect(live.movements.map((m) => m.amount)).toEqual(['33']);
     expect((await report(liveKey, `${range}&format=csv`)).headers['content-disposition']).toContain('statement-live-organization-');
+  });
+});
+
+describe('connect-payments reports transactions', () => {
+  /** The test database, kept open: runCli closes what it is given. */
+  const testDatabase = async () => ({ ...t.db, close: async () => {} });
+  const NO_SERVER = { CONNECT_DATA_DIR: path.join(os.tmpdir(), 'reports-cli-no-server-here') };
+
+  async function cli(argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
+    const code = await runCli(argv, io, testDatabase, NO_SERVER);
+    return { code, stdout, stderr };
+  }
+
+  it('writes the statement the API answers: CSV on stdout by default, JSON into --out; an unknown organization is an error', async () => {
+    const tenant = await createTenant(t);
+    priceEth('4000');
+    await deposit(tenant, 'USDC', 'solana', '12.5', 'bob');
+    const range = ['--from', '2026-10-01', '--to', '2027-01-31'];
+    const csv = await cli(['reports', 'transactions', tenant.organizationId, 'test', ...range, '--fiat', 'usd']);
+    expect(csv, csv.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(csv.stdout).toBe((await report(tenant.key, 'from=2026-10-01&to=2027-01-31&fiat=usd&format=csv')).body);
+    expect(csv.stdout.split('\r\n').filter((line) => line.startsWith('movement,'))).toHaveLength(1);
+
+    const out = path.join(os.tmpdir(), `statement-${randomUUID()}.json`);
+    try {
+      const run = await cli(['reports', 'transactions', tenant.organizationId, 'test', ...range, '--external-ref', 'bob', '--format', 'json', '--out', out]);
+      expect(run, run.stderr).toMatchObject({ code: 0, stdout: '' });
+      const written = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
+      expect(written).toMatchObject({ external_ref: 'bob', closing_balances: [{ asset: 'USDC', network: 'solana', amount: '12.5' }] });
+    } finally {
+      fs.rmSync(out, { force: true });
+    }
+
+    const unknown = await cli(['reports', 'transactions', randomUUID(), 'live', ...range]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'resource_not_found' } });
+    const backwards = await cli(['reports', 'transactions', tenant.organizationId, 'test', '--from', '2026-02-01', '--to', '2026-01-01']);
+    expect(JSON.parse(backwards.stderr)).toMatchObject({ error: { code: 'invalid_request', param: 'to' } });
   });
 });

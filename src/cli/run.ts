@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
@@ -6,9 +8,10 @@ import { adminTokenCommand } from './admin-token.js';
 import { depositCommands } from './deposits.js';
 import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
-import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
+import { openOperatorApi, type AdminCall, type OpenDatabase, type Output, type Sink } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { payoutCommands } from './payouts.js';
+import { reportCommands } from './reports.js';
 import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
@@ -25,6 +28,8 @@ export interface CliIo {
  * (the ledger verification that found a mismatch) by throwing.
  */
 export type RunVerb = (call: AdminCall, check?: (answer: unknown) => void) => Promise<void>;
+/** A verb whose answer is a file (a statement): streamed to `out`, or to stdout when no file is named. */
+export type RunDownload = (call: AdminCall, out: string | undefined) => Promise<void>;
 /** A verb that needs the database itself, not the API (the worker); what it resolves to is printed. */
 export type RunLocal = (verb: (ctx: AppContext) => Promise<unknown>) => Promise<void>;
 
@@ -44,7 +49,7 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, Solana owner keys, live payouts and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, statements, quarantined deposits, Solana owner keys, live payouts and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -56,6 +61,14 @@ export async function runCli(
       const answer = await api.call(call);
       check?.(answer);
       io.stdout.write(json(answer));
+    } finally {
+      await api.close();
+    }
+  };
+  const download: RunDownload = async (call, out) => {
+    const api = await openOperatorApi(loadConfig(env), open, io.stderr);
+    try {
+      await api.download(call, out === undefined ? toOutput(io.stdout) : (chunks) => pipeline(chunks, fs.createWriteStream(out)));
     } finally {
       await api.close();
     }
@@ -81,6 +94,7 @@ export async function runCli(
   webhookCommands(program, run);
   depositCommands(program, run);
   payoutCommands(program, run);
+  reportCommands(program, download);
   solanaCommands(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
@@ -92,6 +106,15 @@ export async function runCli(
     return report(error, io.stderr);
   }
 }
+
+/** Text as it arrives, decoded across chunk boundaries (a character may be split between two chunks). */
+const toOutput =
+  (output: Output): Sink =>
+  async (chunks) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of chunks) output.write(decoder.decode(chunk, { stream: true }));
+    output.write(decoder.decode());
+  };
 
 function report(error: unknown, stderr: Output): number {
   // Commander has already printed its message (or the help that was asked for).

@@ -13,6 +13,7 @@ import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminSolanaRoutes } from '../routes/admin/solana.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
+import { adminReportRoutes } from '../routes/admin/reports.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
 import { adminOrganizationRoutes } from '../routes/admin/organizations.js';
 import { adminPayoutRoutes } from '../routes/admin/payouts.js';
@@ -130,6 +131,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminWebhookRoutes(admin, ctx);
         adminMetricsRoutes(admin, ctx);
         adminLedgerRoutes(admin, ctx);
+        adminReportRoutes(admin, ctx);
         adminDepositRoutes(admin, ctx);
         adminSolanaRoutes(admin, ctx);
         adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
