@@ -7,6 +7,7 @@ import type { Static } from 'typebox';
 import { runCli } from '../src/cli/run.js';
 import { Decimal } from '../src/domain/money.js';
 import type { TransactionReport } from '../src/http/resources/report.js';
+import { TransactionReports, type ReportRequest } from '../src/use-cases/transaction-reports.js';
 import type { PriceSnapshot, PriceSource } from '../src/providers/prices/price-source.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
@@ -182,6 +183,19 @@ describe('GET /reports/transactions over a seeded month', () => {
     expect(sent.values.usd).toBe(new Decimal(sent.amount).toFixed(2, Decimal.ROUND_HALF_UP));
     const unpriced = movements.find((m) => m.asset === 'USDT')!;
     expect(unpriced).toMatchObject({ values: { usd: null, eur: null }, price_at: null });
+  });
+
+  it('read a few transfers at a time, the statement is the same: page boundaries fall anywhere, on reservations too', async () => {
+    const text = async (reports: TransactionReports, request: Omit<ReportRequest, 'from' | 'to'>) => {
+      const stream = await reports.open(t.db, { organizationId: tenant.organizationId, mode: 'test' }, { from: new Date('2026-10-01'), to: new Date('2027-01-31'), ...request });
+      let all = '';
+      for await (const chunk of stream.chunks) all += chunk;
+      return all;
+    };
+    for (const request of [{ format: 'json' as const }, { format: 'csv' as const }, { format: 'json' as const, externalRef: 'alice' }]) {
+      const whole = await text(new TransactionReports(t.ctx.catalog), request);
+      for (const pageRows of [1, 2, 3]) expect(await text(new TransactionReports(t.ctx.catalog, pageRows), request), `${pageRows} per page`).toBe(whole);
+    }
   });
 
   it('external_ref narrows the statement to that end user; the organization’s statement covers every profile', async () => {

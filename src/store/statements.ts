@@ -71,40 +71,61 @@ export function openingBalances(sql: Sql, owner: StatementOwner, from: Date, to:
   );
 }
 
+/** A page of transfers read, and those of them that were movements. */
+export interface MovementsPage {
+  movements: MovementRow[];
+  /** How many transfers the page read: fewer than asked means the range is exhausted. */
+  scanned: number;
+  /** Where the next page starts: the last transfer read. */
+  last: { createdAt: Date; id: string } | null;
+}
+
 /**
- * One page of movements in [from, to), oldest first, after the keyset position `after` (a transfer's created_at and
- * id; null: from the start). A transfer whose postings on the owner's holding net to zero (a reservation, a
- * failed payout's release) is not a movement: what the owner holds did not change.
+ * The next `limit` transfers of the tenant in [from, to), oldest first, after the keyset position `after` (null:
+ * from the start), with the movements among them. A transfer whose postings on the owner's holding net to zero
+ * (a reservation, a failed payout's release) or touch another owner is not a movement: what this owner holds did
+ * not change. The page is cut on transfers before anything is summed, so each page costs the same however long
+ * the range (summing first and cutting after re-summed the whole rest of the range at every page).
  */
-export function movementsPage(
+export async function movementsPage(
   sql: Sql,
   owner: StatementOwner,
   range: { from: Date; to: Date },
   after: { createdAt: Date; id: string } | null,
   limit: number,
-): Promise<MovementRow[]> {
+): Promise<MovementsPage> {
   const accounts = holdingAccounts(owner, '$8');
-  return sql.query<MovementRow>(
-    `WITH moved AS (
-       SELECT t.id, t.created_at, t.cause, t.transaction_id, a.asset, a.network, sum(p.amount) AS amount
+  const rows = await sql.query<Omit<MovementRow, 'asset' | 'network' | 'amount'> & { asset: string | null; network: string | null; amount: string | null }>(
+    `WITH page AS (
+       SELECT t.id, t.created_at, t.cause, t.transaction_id
        FROM ledger_transfers t
-       JOIN ledger_postings p ON p.transfer_id = t.id
-       JOIN ledger_accounts a ON a.id = p.account_id
        WHERE t.organization_id = $1 AND t.mode = $2 AND t.created_at >= $3 AND t.created_at < $4
-         AND (t.created_at, t.id) > ($5::timestamptz, $6::uuid) AND ${accounts.sql}
-       GROUP BY t.id, a.asset, a.network
-       HAVING sum(p.amount) <> 0
+         AND (t.created_at, t.id) > ($5::timestamptz, $6::uuid)
        ORDER BY t.created_at, t.id
        LIMIT $7
+     ), moved AS (
+       SELECT p.transfer_id, a.asset, a.network, sum(p.amount) AS amount
+       FROM ledger_postings p
+       JOIN ledger_accounts a ON a.id = p.account_id
+       WHERE p.transfer_id IN (SELECT id FROM page) AND ${accounts.sql}
+       GROUP BY p.transfer_id, a.asset, a.network
+       HAVING sum(p.amount) <> 0
      )
-     SELECT m.id, m.created_at, m.cause, m.asset, m.network, m.amount::text AS amount, m.transaction_id,
+     SELECT page.id, page.created_at, page.cause, page.transaction_id, m.asset, m.network, m.amount::text AS amount,
             x.type, x.status, x.fee::text AS fee, x.from_address, x.to_address, x.tx_hash, x.external_ref, x.payment_intent_id,
             x.unit_prices, po.id AS payout_id, to_jsonb(po) ->> 'payment_intent_id' AS refunded_intent_id, pi.metadata AS intent_metadata
-     FROM moved m
-     LEFT JOIN transactions x ON x.id = m.transaction_id
-     LEFT JOIN payouts po ON po.transaction_id = m.transaction_id AND po.organization_id = $1 AND po.mode = $2
+     FROM page
+     LEFT JOIN moved m ON m.transfer_id = page.id
+     LEFT JOIN transactions x ON x.id = page.transaction_id AND m.transfer_id IS NOT NULL
+     LEFT JOIN payouts po ON po.transaction_id = x.id AND po.organization_id = $1 AND po.mode = $2
      LEFT JOIN payment_intents pi ON pi.id = x.payment_intent_id AND pi.organization_id = $1 AND pi.mode = $2
-     ORDER BY m.created_at, m.id`,
+     ORDER BY page.created_at, page.id`,
     [owner.tenant.organizationId, owner.tenant.mode, range.from, range.to, after?.createdAt ?? range.from, after?.id ?? NIL_UUID, limit, ...accounts.params],
   );
+  const lastRow = rows.at(-1);
+  return {
+    movements: rows.filter((row): row is MovementRow => row.amount !== null),
+    scanned: new Set(rows.map((row) => row.id)).size,
+    last: lastRow ? { createdAt: lastRow.created_at, id: lastRow.id } : null,
+  };
 }

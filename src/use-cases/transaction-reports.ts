@@ -7,6 +7,7 @@ import type { Sql } from '../store/database.js';
 import { findProfileId } from '../store/profiles.js';
 import { movementsPage, openingBalances, type MovementRow, type StatementOwner } from '../store/statements.js';
 import type { Tenant } from '../store/tenancy.js';
+import { checkExternalRef } from './payment-intents.js';
 
 type FiatCurrency = Catalog['data']['fiat_currencies'][number];
 
@@ -16,8 +17,8 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 /** The longest range one statement covers: a year, leap day included. */
 export const MAX_REPORT_DAYS = 366;
 const DAY_MS = 86_400_000;
-/** Movements read per statement: what a report holds in memory at once, whatever its length. */
-export const REPORT_PAGE_ROWS = 1000;
+/** Ledger transfers read per statement: what a report holds in memory at once, whatever its length. */
+const REPORT_PAGE_ROWS = 1000;
 
 export interface ReportRequest {
   /** Inclusive. */
@@ -170,7 +171,10 @@ function filename(tenant: Tenant, request: ReportRequest): string {
  * the document always adds up; the ledger's own balances agree with it (the tests compare them).
  */
 export class TransactionReports {
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly pageRows = REPORT_PAGE_ROWS,
+  ) {}
 
   /** Checks the request (errors are thrown before anything is written) and answers the statement to stream. */
   async open(sql: Sql, tenant: Tenant, request: ReportRequest): Promise<ReportStream> {
@@ -178,6 +182,7 @@ export class TransactionReports {
     if (request.to.getTime() - request.from.getTime() > MAX_REPORT_DAYS * DAY_MS) {
       throw new DomainError('invalid_request', `A statement covers at most ${MAX_REPORT_DAYS} days; split the range.`, 'to');
     }
+    checkExternalRef(request.externalRef);
     const fiats = this.fiatsOf(request.fiats);
     // An external_ref never used is an end user who holds nothing: an empty statement, never a 404.
     const profileId = request.externalRef === undefined ? undefined : await findProfileId(sql, tenant.organizationId, tenant.mode, request.externalRef);
@@ -185,7 +190,7 @@ export class TransactionReports {
     return {
       contentType: request.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
       filename: filename(tenant, request),
-      chunks: profileId === null ? emptyStatement(writer) : statement(sql, { tenant, profileId }, request, fiats, writer),
+      chunks: profileId === null ? emptyStatement(writer) : statement(sql, { tenant, profileId }, request, fiats, writer, this.pageRows),
     };
   }
 
@@ -205,24 +210,33 @@ async function* emptyStatement(writer: Writer): AsyncIterable<string> {
   yield writer.end([]);
 }
 
-async function* statement(sql: Sql, owner: StatementOwner, request: ReportRequest, fiats: readonly FiatCurrency[], writer: Writer): AsyncIterable<string> {
+async function* statement(
+  sql: Sql,
+  owner: StatementOwner,
+  request: ReportRequest,
+  fiats: readonly FiatCurrency[],
+  writer: Writer,
+  pageRows: number,
+): AsyncIterable<string> {
   const range = { from: request.from, to: request.to };
   const opening = await openingBalances(sql, owner, range.from, range.to);
   const held = new Map(opening.map((line) => [pairKey(line.asset, line.network), { asset: line.asset, network: line.network, amount: new Decimal(line.opening) }]));
   yield writer.start(opening.map((line) => ({ asset: line.asset, network: line.network, amount: new Decimal(line.opening).toFixed() })));
   let after: { createdAt: Date; id: string } | null = null;
-  for (let first = true; ; first = false) {
-    const rows = await movementsPage(sql, owner, range, after, REPORT_PAGE_ROWS);
-    if (rows.length === 0) break;
-    for (const row of rows) {
+  let first = true;
+  for (;;) {
+    const page = await movementsPage(sql, owner, range, after, pageRows);
+    for (const row of page.movements) {
       const key = pairKey(row.asset, row.network);
       const line = held.get(key) ?? { asset: row.asset, network: row.network, amount: new Decimal(0) };
       held.set(key, { ...line, amount: line.amount.plus(row.amount) });
     }
-    yield writer.movements(rows.map((row) => present(row, fiats)), first);
-    if (rows.length < REPORT_PAGE_ROWS) break;
-    const last = rows[rows.length - 1]!;
-    after = { createdAt: last.created_at, id: last.id };
+    if (page.movements.length > 0) {
+      yield writer.movements(page.movements.map((row) => present(row, fiats)), first);
+      first = false;
+    }
+    if (page.scanned < pageRows) break;
+    after = page.last;
   }
   const closing = [...held.values()]
     .sort((a, b) => (a.asset === b.asset ? a.network.localeCompare(b.network) : a.asset.localeCompare(b.asset)))
