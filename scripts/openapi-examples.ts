@@ -148,6 +148,7 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
   body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), state: 'none' },
 });
 await call('GET', `${A}/ledger/verification`);
+await call('GET', `${A}/organizations/{id}/reports/transactions`, { path: { id: org.id }, query: { mode: 'test', from: today, to: today, format: 'csv' } });
 await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
 // Public keys only, of throwaway key pairs whose private halves were never kept.
 await call('POST', `${A}/solana/owner-keys`, {

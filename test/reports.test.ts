@@ -11,6 +11,7 @@ import { TransactionReports, type ReportRequest } from '../src/use-cases/transac
 import type { PriceSnapshot, PriceSource } from '../src/providers/prices/price-source.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
+import { signInOperator } from './support/dashboard.js';
 import { createAddress, createIntent, createTenant, creditDirect, errorOf, extraKey, insertLiveAddress, intentAddressId, json, simulateAddress } from './support/partner.js';
 
 type Report = Static<typeof TransactionReport>;
@@ -347,5 +348,35 @@ describe('connect-payments reports transactions', () => {
     expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'resource_not_found' } });
     const backwards = await cli(['reports', 'transactions', tenant.organizationId, 'test', '--from', '2026-02-01', '--to', '2026-01-01']);
     expect(JSON.parse(backwards.stderr)).toMatchObject({ error: { code: 'invalid_request', param: 'to' } });
+  });
+});
+
+describe('the dashboard’s statement download', () => {
+  it('the organization page offers last month’s statement; the form’s GET downloads what the API answers, signed in only', async () => {
+    const tenant = await createTenant(t);
+    priceEth('4000');
+    await deposit(tenant, 'USDC', 'solana', '4.25');
+    const operator = await signInOperator(t);
+    const page = await operator.get(`/admin/organizations/${tenant.organizationId}`);
+    expect(page.body).toContain(`action="/admin/organizations/${tenant.organizationId}/statement"`);
+    expect(page.body).toContain('Download statement');
+    // The form starts at the previous calendar month of the business clock.
+    const now = clock.now();
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0)).toISOString().slice(0, 10);
+    expect(page.body).toContain(`name="from" value="${first}"`);
+    expect(page.body).toContain(`name="to" value="${last}"`);
+
+    const url = `/admin/organizations/${tenant.organizationId}/statement?mode=test&from=2026-10-01&to=2027-01-31&external_ref=&format=csv`;
+    const download = await operator.get(url);
+    expect(download.statusCode, download.body).toBe(200);
+    expect(download.headers['content-disposition']).toBe('attachment; filename="statement-test-organization-2026-10-01-2027-01-31.csv"');
+    expect(download.body).toBe((await report(tenant.key, 'from=2026-10-01&to=2027-01-31&format=csv')).body);
+
+    const refused = await operator.get(`/admin/organizations/${tenant.organizationId}/statement?mode=test&from=2026-10-01&to=2026-09-01`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('to must be after from.');
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(303);
+    expect((await operator.get(`/admin/organizations/${randomUUID()}/statement?mode=test&from=2026-10-01&to=2026-11-01`)).statusCode).toBe(404);
   });
 });
