@@ -5,8 +5,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
 import { runCli } from '../src/cli/run.js';
+import { csvLine, number, text } from '../src/domain/csv.js';
 import { Decimal } from '../src/domain/money.js';
 import type { TransactionReport } from '../src/http/resources/report.js';
+import { reverseDeposit } from '../src/use-cases/deposits.js';
 import { TransactionReports, type ReportRequest } from '../src/use-cases/transaction-reports.js';
 import type { PriceSnapshot, PriceSource } from '../src/providers/prices/price-source.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
@@ -378,5 +380,37 @@ describe('the dashboard’s statement download', () => {
     expect(refused.body).toContain('to must be after from.');
     expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(303);
     expect((await operator.get(`/admin/organizations/${randomUUID()}/statement?mode=test&from=2026-10-01&to=2026-11-01`)).statusCode).toBe(404);
+  });
+});
+
+describe('a deposit the chain took back', () => {
+  it('is two movements, the credit and its reversal, valued at the same stored price so they cancel; the deposit shows failed', async () => {
+    const tenant = await createTenant(t);
+    priceEth('2500');
+    const address = await createAddress(t, tenant.key, { asset: 'ETH', network: 'base' });
+    const credited = await creditDirect(t, tenant.organizationId, { addressId: address.id, network: 'base', amount: '0.2' });
+    clock.advance(60_000);
+    priceEth('5000');
+    const { transaction } = credited;
+    await t.db.transaction((tx) =>
+      reverseDeposit(tx, { organizationId: tenant.organizationId, mode: 'test' }, { network: 'base', txHash: transaction.tx_hash!, outputIndex: transaction.output_index!, transactionId: transaction.id }, clock),
+    );
+    const r = await reportOf(tenant.key, 'from=2026-10-01&to=2027-06-30&fiat=usd');
+    expect(r.movements.map((m) => [m.type, m.status, m.amount, m.values.usd, m.transaction_id])).toEqual([
+      ['deposit', 'failed', '0.2', '500.00', transaction.id],
+      ['deposit_reversal', 'failed', '-0.2', '-500.00', transaction.id],
+    ]);
+    expectAddsUp(r);
+    expect(byPair(r.closing_balances)).toEqual({});
+  });
+});
+
+describe('CSV cells', () => {
+  it('quotes what RFC 4180 requires and guards every formula start in text, never in numbers', () => {
+    expect(csvLine([text('plain'), text('a,b'), text('say "hi"'), text('two\nlines'), text('cr\rhere'), null])).toBe(
+      'plain,"a,b","say ""hi""","two\nlines","cr\rhere",\r\n',
+    );
+    expect(csvLine(['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx'].map(text))).toBe(`'=1+1,'+1,'-1,'@SUM(A1),'\tx,"'\rx"\r\n`);
+    expect(csvLine([number('-12.5'), number('+3'), text('1-2')])).toBe('-12.5,+3,1-2\r\n');
   });
 });
