@@ -284,6 +284,15 @@ describe('GET /reports/transactions: requests refused before anything is written
     }
   });
 
+  it('costs 25 points of the key’s budget: a default sandbox key’s whole second, a quarter of a 100 rps key’s', async () => {
+    const sandbox = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'test' });
+    const res = await report(sandbox.key, 'from=2026-01-01&to=2026-01-31');
+    expect(res.headers['ratelimit-limit']).toBe('25');
+    expect(res.headers['ratelimit-remaining']).toBe('0');
+    const faster = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'test', rate_limit_rps: 100 });
+    expect((await report(faster.key, 'from=2026-01-01&to=2026-01-31')).headers['ratelimit-remaining']).toBe('75');
+  });
+
   it('needs a key with transactions:read', async () => {
     const key = await extraKey(t, tenant.organizationId, 'test');
     const limited = await t.ctx.operator.createApiKey(tenant.organizationId, { mode: 'test', scopes: ['balances:read'] });

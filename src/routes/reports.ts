@@ -9,6 +9,12 @@ import { tenantOf, type Tenant } from '../store/tenancy.js';
 import type { ReportRequest, TransactionReports } from '../use-cases/transaction-reports.js';
 
 /**
+ * A statement reads up to a year of movements: it costs as much of a key's budget as 625 list rows, so a default
+ * sandbox key (25 rps) asks for one a second and a default live key (100 rps) for four (docs/reports.md).
+ */
+const STATEMENT_COST = 25;
+
+/**
  * Writes a statement as it is read: a page of movements per chunk, under the stream's backpressure. Errors in the
  * request are thrown before the first byte; a CSV arrives as a download (Content-Disposition).
  */
@@ -23,7 +29,7 @@ export function reportRoutes(app: App, { db, reports }: AppContext): void {
   app.get(
     '/reports/transactions',
     {
-      config: { scope: 'transactions:read' },
+      config: { scope: 'transactions:read', cost: STATEMENT_COST },
       schema: {
         summary: 'A statement of ledger movements for a date range, as CSV or JSON',
         description:
