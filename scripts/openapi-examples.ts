@@ -99,6 +99,14 @@ await call('GET', `${P}/payment-intents`, { key, query: { external_ref: 'user-42
 await call('GET', `${P}/payment-intents/{payment_intent_id}`, { key, path: { payment_intent_id: intent.id } });
 await call('GET', `${P}/payment-intents/{payment_intent_id}`, { key, path: { payment_intent_id: 'not-a-uuid' } });
 await call('POST', `${P}/test/payment-intents/{id}/simulate-deposit`, { key, path: { id: intent.id }, body: { amount: '25.00' } });
+const overpaid = await call('POST', `${P}/payment-intents`, { key, idempotent: true, body: { amount: '10.00', currencies: ['USDC'] } });
+await call('POST', `${P}/test/payment-intents/{id}/simulate-deposit`, { key, path: { id: overpaid.id }, body: { amount: '10.50' } });
+await call('POST', `${P}/payment-intents/{payment_intent_id}/discrepancy/accept`, {
+  key,
+  idempotent: true,
+  path: { payment_intent_id: overpaid.id },
+  body: { note: 'Customer asked us to keep the 0.50 as a tip.' },
+});
 const address = await call('POST', `${P}/addresses`, { key, idempotent: true, body: { asset: 'USDC', network: 'solana', external_ref: 'user-42' } });
 await call('GET', `${P}/addresses`, { key, query: { external_ref: 'user-42', limit: '1' } });
 await call('GET', `${P}/addresses/{address_id}`, { key, path: { address_id: address.id } });
@@ -119,6 +127,22 @@ const payout = await call('POST', `${P}/payouts`, { key, idempotent: true, body:
 await call('GET', `${P}/payouts`, { key, query: { external_ref: 'user-42', limit: '1' } });
 await call('GET', `${P}/payouts/{payout_id}`, { key, path: { payout_id: payout.id } });
 await call('POST', `${P}/test/payouts/{id}/simulate`, { key, path: { id: payout.id }, body: { outcome: 'completed' } });
+// A refund address the payer gives: the link, the payer's submission on the hosted page, the partner's read.
+const refundAddressRequests = `${P}/payment-intents/{payment_intent_id}/refund-address-requests`;
+const refundLink = await call('POST', refundAddressRequests, { key, idempotent: true, path: { payment_intent_id: intent.id }, body: {} });
+const unpaid = await call('POST', `${P}/payment-intents`, { key, idempotent: true, body: { amount: '10.00', currencies: ['USDC'] } });
+await call('POST', refundAddressRequests, { key, idempotent: true, path: { payment_intent_id: unpaid.id }, body: {} });
+if (refundLink.networks[0].network !== 'solana') throw new Error('the example intent was expected to be paid on Solana');
+await app.inject({
+  method: 'POST',
+  url: `${new URL(refundLink.url).pathname}/submit`,
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  payload: new URLSearchParams({ pair: 'USDC/solana', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }).toString(),
+});
+await call('GET', `${P}/refund-address-requests/{id}`, { key, path: { id: refundLink.id } });
+const unused = await call('POST', refundAddressRequests, { key, idempotent: true, path: { payment_intent_id: intent.id }, body: { expires_in_seconds: 86400 } });
+await call('POST', `${P}/refund-address-requests/{id}/cancel`, { key, idempotent: true, path: { id: unused.id } });
+await call('POST', `${P}/refund-address-requests/{id}/cancel`, { key, idempotent: true, path: { id: refundLink.id } });
 const events = await call('GET', `${P}/events`, { key, query: { type: 'payment_intent.completed', limit: '1' } });
 await call('GET', `${P}/events`, { key, query: { status: 'completed' } });
 await call('GET', `${P}/events/{event_id}`, { key, path: { event_id: events.data[0].id } });

@@ -31,6 +31,7 @@ import { tronPayouts } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
 import { Payouts } from './use-cases/payouts.js';
+import { RefundAddressRequests } from './use-cases/refund-address-requests.js';
 import { NetworkFees } from './domain/network-fees.js';
 import { priceSourceFor } from './providers/prices/index.js';
 import type { PriceSource } from './providers/prices/price-source.js';
@@ -146,6 +147,7 @@ export async function createContext(config: Config, database: Database, options:
     operatorPayouts: new OperatorPayouts(db, catalog, clock),
     paymentIntents: new PaymentIntents(catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),
+    refundAddressRequests: new RefundAddressRequests(db, catalog, clock, config.publicUrl),
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),
     prices,
     transactions: new Transactions(),

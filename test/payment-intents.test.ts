@@ -42,6 +42,7 @@ describe('POST /payment-intents: the envelope', () => {
       [
         'id', 'object', 'amount', 'currency', 'status', 'ref_code', 'external_ref', 'description', 'metadata', 'addresses',
         'created_at', 'expires_at', 'completed_at', 'deposit', 'amount_received', 'amount_remaining', 'partial_payment',
+        'discrepancy',
       ].sort(),
     );
     expect(intent.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -55,6 +56,7 @@ describe('POST /payment-intents: the envelope', () => {
       amount_received: 0,
       amount_remaining: 25,
       partial_payment: false,
+      discrepancy: null,
     });
     expect(typeof intent.amount).toBe('number');
     expect(Number.isNaN(Date.parse(intent.created_at))).toBe(false);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseURL, type TransferRequestURL } from '@solana/pay';
@@ -47,6 +48,18 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
     const res = await page.goto(`${rig.base}${path}`);
     expect(res?.status()).toBe(200);
     return page;
+  }
+
+  /** No horizontal scrolling, and no WCAG 2 A/AA violation axe can find. */
+  async function expectAccessible(page: Page, where: string): Promise<void> {
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(page.viewportSize()!.width);
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe;
+      const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
+    });
+    expect(violations, where).toEqual([]);
   }
 
   /** A mark in the page's memory: still there later means the page was never reloaded. */
@@ -178,15 +191,7 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
       for (const [name, page] of [['phone', phone], ['desktop', desktop]] as const) {
         for (const lang of ['en', 'es']) {
           await visit(page, `/pay/${intent.ref_code}?lang=${lang}${pick}`);
-          const where = `${state} ${lang} ${name}`;
-          expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(page.viewportSize()!.width);
-          await page.evaluate(AXE);
-          const violations = await page.evaluate(async () => {
-            const axe = (globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: { id: string; nodes: unknown[] }[] }> } }).axe;
-            const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-            return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
-          });
-          expect(violations, where).toEqual([]);
+          await expectAccessible(page, `${state} ${lang} ${name}`);
           await page.screenshot({ path: artifactPath(`payment-page-${state}-${lang}-${name}.png`), fullPage: true });
         }
       }
@@ -233,5 +238,48 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
     await page.locator('nav.lang a').click();
     await page.waitForURL(/lang=en/);
     expect(await page.locator('h1').textContent()).toBe('Pay 25 USDC');
+  });
+
+  it('the refund link: choose the network, type the address, see it refused, review, confirm; each step at phone and desktop width in English and Spanish without an axe violation', async () => {
+    const intent = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
+    await simulate(t, tenant.key, intent.id, { amount: '5', currency: 'USDC', network: 'ethereum' });
+    await simulate(t, tenant.key, intent.id, { amount: '5', currency: 'USDT', network: 'tron' });
+    const created = await t.call(tenant.key, 'POST', `/payment-intents/${intent.id}/refund-address-requests`, { body: {}, idempotencyKey: randomUUID() });
+    const link = new URL((created.json() as { url: string }).url).pathname;
+    const steps: [string, (page: Page, lang: string) => Promise<void>][] = [
+      ['form', async (page, lang) => void (await visit(page, `${link}?lang=${lang}`))],
+      [
+        'refused',
+        async (page) => {
+          await page.locator('input[value="USDT/tron"]').check();
+          await page.locator('#address').fill('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u');
+          await page.locator('button[type="submit"]').click();
+          await page.locator('#problem').waitFor();
+        },
+      ],
+      [
+        'review',
+        async (page) => {
+          await page.locator('#address').fill('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+          await page.locator('button[type="submit"]').click();
+          await page.locator('code.address').waitFor();
+        },
+      ],
+    ];
+    for (const [name, page] of [['phone', phone], ['desktop', desktop]] as const) {
+      for (const lang of ['en', 'es']) {
+        for (const [step, act] of steps) {
+          await act(page, lang);
+          await expectAccessible(page, `refund ${step} ${lang} ${name}`);
+          await page.screenshot({ path: artifactPath(`refund-link-${step}-${lang}-${name}.png`), fullPage: true });
+        }
+      }
+    }
+    expect(await desktop.locator('#problem').count()).toBe(0);
+    expect(await desktop.locator('code.address').textContent()).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+    await desktop.locator('button.primary').click();
+    await desktop.locator('h1', { hasText: 'Dirección de reembolso recibida' }).waitFor();
+    await expectAccessible(desktop, 'refund received es desktop');
+    await desktop.screenshot({ path: artifactPath('refund-link-received-es-desktop.png'), fullPage: true });
   });
 });

@@ -7,11 +7,13 @@ export const EVENT_TYPES = {
   'payment_intent.payment_received': 'payment.received',
   'payment_intent.completed': 'payment.completed',
   'payment_intent.expired': 'payment.expired',
+  'payment_intent.discrepancy_accepted': 'payment.discrepancy_accepted',
   'address.deposit.received': 'address.deposit.received',
   'deposit.reversed': 'deposit.reversed',
   'payout.created': 'payout.created',
   'payout.completed': 'payout.completed',
   'payout.failed': 'payout.failed',
+  'refund_address.submitted': 'refund_address.submitted',
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -3,7 +3,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { LOG_REDACTIONS } from '../logging.js';
+import { LOG_REDACTIONS, requestLogFields } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
@@ -24,6 +24,7 @@ import { healthRoutes } from '../routes/health.js';
 import { paymentIntentRoutes } from '../routes/payment-intents.js';
 import { probeRoutes, type WorkerStatus } from '../routes/probes.js';
 import { payoutRoutes } from '../routes/payouts.js';
+import { refundAddressRequestRoutes } from '../routes/refund-address-requests.js';
 import { sandboxRoutes } from '../routes/sandbox.js';
 import { transactionRoutes } from '../routes/transactions.js';
 import { unavailableRoutes } from '../routes/unavailable.js';
@@ -76,6 +77,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
             level: ctx.config.logLevel,
             // Fastify logs no headers by default; these paths stay masked should a serializer ever add them.
             redact: LOG_REDACTIONS,
+            serializers: { req: requestLogFields },
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: BODY_LIMIT_BYTES,
@@ -159,6 +161,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         balanceRoutes(partner, ctx);
         reportRoutes(partner, ctx);
         payoutRoutes(partner, ctx, PARTNER_PREFIX);
+        refundAddressRequestRoutes(partner, ctx);
         eventRoutes(partner, ctx);
         sandboxRoutes(partner, ctx, PARTNER_PREFIX);
         unavailableRoutes(partner);

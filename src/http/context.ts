@@ -14,6 +14,7 @@ import type { Database } from '../store/database.js';
 import type { Addresses } from '../use-cases/addresses.js';
 import type { Balances } from '../use-cases/balances.js';
 import type { Payouts } from '../use-cases/payouts.js';
+import type { RefundAddressRequests } from '../use-cases/refund-address-requests.js';
 import type { EventLog } from '../use-cases/events.js';
 import type { OperatorService } from '../use-cases/operator.js';
 import type { OperatorPayouts } from '../use-cases/operator-payouts.js';
@@ -45,6 +46,8 @@ export interface AppContext {
   operatorPayouts: OperatorPayouts;
   paymentIntents: PaymentIntents;
   addresses: Addresses;
+  /** Refund addresses the payer gives through a single-use link (docs/refund-address-links.md). */
+  refundAddressRequests: RefundAddressRequests;
   simulator: DepositSimulator;
   transactions: Transactions;
   /** Statements: ledger movements between opening and closing balances (docs/reports.md). */

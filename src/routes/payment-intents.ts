@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { App, AppContext } from '../http/context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
-import { CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
+import { acceptDiscrepancy } from '../use-cases/discrepancies.js';
+import { AcceptDiscrepancyBody, CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
@@ -60,5 +61,29 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       },
     },
     async (request) => presentIntent(await paymentIntents.get(db, tenantOf(request.caller!), request.params.payment_intent_id), clock.now()),
+  );
+
+  app.post(
+    '/payment-intents/:payment_intent_id/discrepancy/accept',
+    {
+      config: { scope: 'intents:write', idempotent: true, errors: ['invalid_payment_intent_id', 'resource_not_found', 'invalid_state'] },
+      schema: {
+        summary: "Accept a payment intent's discrepancy",
+        description:
+          'Keeps an overpayment, an underpayment or a late payment as it is (the other way out is a refund): records the ' +
+          'decision on the envelope (`discrepancy.status` accepted) with a `payment_intent.discrepancy_accepted` event. The ' +
+          "intent's status does not change. Only an open discrepancy can be accepted (409 invalid_state otherwise); a later " +
+          'credit that changes the discrepancy reopens it.',
+        tags,
+        params: Type.Object({ payment_intent_id: PathId }),
+        body: AcceptDiscrepancyBody,
+        response: { 200: PaymentIntent, ...errorResponses(400, 404, 409, 422, ...PARTNER_ERRORS) },
+      },
+    },
+    async (request, reply) =>
+      idempotency.run(request, reply, async () => {
+        const accept = acceptDiscrepancy(clock, tenantOf(request.caller!), request.params.payment_intent_id, request.body.note ?? null);
+        return async (tx) => ({ status: 200, body: presentIntent(await accept(tx), clock.now()) });
+      }),
   );
 }

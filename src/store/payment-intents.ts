@@ -1,3 +1,4 @@
+import type { Acceptance } from '../domain/discrepancies.js';
 import type { IntentStatus } from '../domain/payment-intents.js';
 import type { Sql } from './database.js';
 import { violates } from './errors.js';
@@ -34,6 +35,7 @@ export interface IntentRow {
   expires_at: Date;
   completed_at: Date | null;
   created_at: Date;
+  discrepancy_acceptance: Acceptance | null;
 }
 
 export interface IntentAddressRow {
@@ -46,9 +48,9 @@ export interface IntentAddressRow {
 
 const COLUMNS = `id, organization_id, mode, profile_id, external_ref, ref_code, amount::text AS amount, currency, currencies,
   description, metadata, status, amount_received::text AS amount_received, deposit_count, last_deposit, expires_at,
-  completed_at, created_at`;
+  completed_at, created_at, discrepancy_acceptance`;
 
-export type NewIntent = Omit<IntentRow, 'status' | 'amount_received' | 'deposit_count' | 'last_deposit' | 'completed_at'>;
+export type NewIntent = Omit<IntentRow, 'status' | 'amount_received' | 'deposit_count' | 'last_deposit' | 'completed_at' | 'discrepancy_acceptance'>;
 
 export interface NewIntentAddress {
   id: string;
@@ -196,6 +198,16 @@ export async function countUncountedDeposit(tx: Sql, tenant: Tenant, id: string)
     id,
     tenant.organizationId,
     tenant.mode,
+  ]);
+}
+
+/** Records the partner's acceptance of the intent's discrepancy (the caller holds the intent's lock). */
+export async function recordAcceptance(tx: Sql, tenant: Tenant, id: string, acceptance: Acceptance): Promise<void> {
+  await tx.query('UPDATE payment_intents SET discrepancy_acceptance = $4 WHERE id = $1 AND organization_id = $2 AND mode = $3', [
+    id,
+    tenant.organizationId,
+    tenant.mode,
+    JSON.stringify(acceptance),
   ]);
 }
 

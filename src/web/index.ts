@@ -7,6 +7,7 @@ import { PaymentPages } from '../use-cases/payment-pages.js';
 import { chooseLanguage } from './i18n.js';
 import { notFoundPage } from './pay-page.js';
 import { PAY_PREFIX, payRoutes } from './pay-routes.js';
+import { refundLinkRoutes } from './refund-link-routes.js';
 import { pageHeaders, StaticAssets } from './static-assets.js';
 
 /**
@@ -17,7 +18,11 @@ export async function webRoutes(app: App, ctx: AppContext, operatorToken: string
   const assets = new StaticAssets();
   assets.register(app);
   await app.register(async (dashboard: App) => dashboardRoutes(dashboard, ctx, new DashboardSessions(operatorToken), ctx.lockouts.dashboard, assets));
-  await app.register(async (pay: App) => payRoutes(pay, ctx, new PaymentPages(ctx.db, ctx.catalog, ctx.clock, ctx.simulator, ctx.prices, ctx.config.pricesMaxAgeSeconds), assets));
+  await app.register(async (pay: App) => {
+    payRoutes(pay, ctx, new PaymentPages(ctx.db, ctx.catalog, ctx.clock, ctx.simulator, ctx.prices, ctx.config.pricesMaxAgeSeconds), assets);
+    // A child of the payment page's plugin: its rate limit applies; only these routes take form bodies.
+    await pay.register(async (refund: App) => refundLinkRoutes(refund, ctx, assets));
+  });
   return unknownPage(assets);
 }
 

@@ -1,4 +1,4 @@
-import { nextStep, type PayerCard, type PayerPendingDeposit, type PayerStatus, type PayerView } from '../use-cases/payment-pages.js';
+import { nextStep, type PayerPendingDeposit, type PayerStatus, type PayerView } from '../use-cases/payment-pages.js';
 import { html, jsonData, trusted, type SafeHtml } from './html.js';
 import { fill, LANGUAGES, MESSAGES, type Language, type Messages } from './i18n.js';
 import { layout } from './layout.js';
@@ -28,11 +28,10 @@ export function pendingText(t: Messages, deposit: PayerPendingDeposit): string {
   });
 }
 
-/** The other language's link; on a payment card it keeps the asset and network picked. */
-function languageSwitch(lang: Language, t: Messages, card: PayerCard | null = null): SafeHtml {
+/** The same page in the other language, by default this URL with `?lang=`. */
+export function languageSwitch(lang: Language, t: Messages, href: (other: Language) => string = (other) => `?lang=${other}`): SafeHtml {
   const other = LANGUAGES.find((l) => l !== lang)!;
-  const href = card ? pickHref(other, card) : `?lang=${other}`;
-  return html`<nav class="lang"><a href="${href}" hreflang="${other}" lang="${other}">${t.switchTo}</a></nav>`;
+  return html`<nav class="lang"><a href="${href(other)}" hreflang="${other}" lang="${other}">${t.switchTo}</a></nav>`;
 }
 
 export interface PayPageInput {
@@ -56,9 +55,10 @@ export function payPage({ view, lang, qrCode, statusUrl, simulateUrl, now, asset
     title,
     stylesheet: assets.stylesheet,
     script: assets.script,
+    // On a payment card, the other language keeps the asset and network picked.
     body: html`
 ${view.sandbox ? html`<div class="test-banner" role="note">${t.testBanner}</div>` : null}
-<header class="top">${languageSwitch(lang, t, view.card)}</header>
+<header class="top">${languageSwitch(lang, t, view.card ? (other) => pickHref(other, view.card!) : undefined)}</header>
 <main class="pay">
   <h1>${title}</h1>
   <p class="reference">${t.reference}: <strong>${view.refCode}</strong></p>
@@ -95,14 +95,14 @@ ${jsonData('pay-data', {
   });
 }
 
-/** A page with only a message: no intent to show (unknown, or the visitor over its rate limit). */
-function messagePage(lang: Language, stylesheet: string, title: string, body: string): SafeHtml {
+/** A page with only a message: no intent to show (unknown, or the visitor over its rate limit), or no link. */
+export function messagePage(lang: Language, stylesheet: string, title: string, body: string, href?: (other: Language) => string): SafeHtml {
   const t = MESSAGES[lang];
   return layout({
     lang,
     title,
     stylesheet,
-    body: html`<header class="top">${languageSwitch(lang, t)}</header>
+    body: html`<header class="top">${languageSwitch(lang, t, href)}</header>
 <main class="pay message">
   <h1>${title}</h1>
   <p>${body}</p>

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, notFound } from '../domain/errors.js';
+import { REFUND_LINK_PATH } from '../domain/refund-address-requests.js';
 import type { App, AppContext } from '../http/context.js';
 import { enforce } from '../http/rate-limit.js';
 import type { PageLookup, PaymentPages } from '../use-cases/payment-pages.js';
@@ -22,12 +23,14 @@ type PageQuery = { Querystring: { lang?: string; asset?: string; network?: strin
 export function payRoutes(app: App, { limiter, clock, config }: AppContext, pages: PaymentPages, assets: StaticAssets): void {
   const stylesheet = assets.url('pay.css');
   const pageRoutes = new Set([`${PAY_PREFIX}/:ref_code`, `${PAY_PREFIX}/i/:id`]);
+  // Every route of the refund link is a page (src/web/refund-link-routes.ts).
+  const isPage = (route: string) => pageRoutes.has(route) || route.startsWith(`${REFUND_LINK_PATH}/`);
   app.addHook('onRequest', async (request: FastifyRequest<PageQuery>, reply) => {
     try {
       enforce(reply, await limiter.consume(`page:${request.ip}`, config.pagesRequestsPerSecond), 'this address');
     } catch (error) {
       // A person refused a page gets a page; the page's own script (status, simulate) keeps the JSON error.
-      if (!(error instanceof DomainError && error.code === 'rate_limited') || !pageRoutes.has(request.routeOptions.url ?? '')) throw error;
+      if (!(error instanceof DomainError && error.code === 'rate_limited') || !isPage(request.routeOptions.url ?? '')) throw error;
       const retryAfter = String(reply.getHeader('ratelimit-reset') ?? 1);
       const lang = chooseLanguage(request.query.lang, request.headers['accept-language']);
       reply.code(429).headers({ ...pageHeaders(), 'content-language': lang, vary: 'accept-language', 'retry-after': retryAfter });

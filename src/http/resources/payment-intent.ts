@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { toNumber } from '../../domain/money.js';
 import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
 import { Decimal } from '../../domain/money.js';
+import { intentDiscrepancy } from '../../use-cases/discrepancies.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
 import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
 import { MAX_DESCRIPTION, MAX_METADATA_KEY, MAX_METADATA_KEYS, MAX_METADATA_VALUE } from '../../domain/payment-intents.js';
@@ -33,6 +34,26 @@ export const Deposit = Type.Object({
   tx_hash: Type.String(),
 });
 
+export const Discrepancy = Type.Object(
+  {
+    type: Type.Union([Type.Literal('overpaid'), Type.Literal('underpaid'), Type.Literal('paid_late')], {
+      description: 'overpaid: completed with more than asked; underpaid: expired with a partial payment; paid_late: expired, yet paid in full. Ignore unknown values.',
+    }),
+    amount: Type.Number({ description: "In the intent's currency: the excess (overpaid), what is missing (underpaid), or everything received (paid_late)." }),
+    status: Type.Union([Type.Literal('open'), Type.Literal('accepted'), Type.Literal('refunded')], {
+      description: 'open: to decide; accepted: kept as it is (POST /payment-intents/{id}/discrepancy/accept); refunded: refunds cover it.',
+    }),
+    accepted_at: NullableTimestamp,
+    note: Nullable(Type.String({ description: 'The note given with the acceptance.' })),
+  },
+  { description: 'Null until the intent is settled (completed or expired) with money that does not match its amount.' },
+);
+
+export const AcceptDiscrepancyBody = Type.Object(
+  { note: Type.Optional(Nullable(RequestText(MAX_DESCRIPTION, { description: 'Why the discrepancy is kept, for the record (at most 500 characters).' }))) },
+  { additionalProperties: false },
+);
+
 export const PaymentIntent = Type.Object(
   {
     id: Uuid,
@@ -54,6 +75,7 @@ export const PaymentIntent = Type.Object(
     amount_received: Type.Number(),
     amount_remaining: Type.Number(),
     partial_payment: Type.Boolean(),
+    discrepancy: Nullable(Discrepancy),
   },
   { title: 'PaymentIntent' },
 );
@@ -64,6 +86,7 @@ export function presentIntent(view: IntentView, now: Date): Static<typeof Paymen
   const amount = new Decimal(view.amount);
   const received = new Decimal(view.amount_received);
   const deposit = view.last_deposit;
+  const discrepancy = intentDiscrepancy(view, now);
   return {
     id: view.id,
     object: 'payment_intent',
@@ -82,5 +105,12 @@ export function presentIntent(view: IntentView, now: Date): Static<typeof Paymen
     amount_received: toNumber(received),
     amount_remaining: toNumber(amountRemaining(amount, received)),
     partial_payment: status === 'pending' && received.gt(0),
+    discrepancy: discrepancy && {
+      type: discrepancy.type,
+      amount: toNumber(discrepancy.amount),
+      status: discrepancy.status,
+      accepted_at: discrepancy.acceptance?.accepted_at ?? null,
+      note: discrepancy.acceptance?.note ?? null,
+    },
   };
 }

@@ -18,6 +18,7 @@ import { isSignedOut, recordSignOut } from '../../store/dashboard-sign-outs.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
 import { searchRoutes } from './search-routes.js';
 import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
+import { acceptForms } from '../forms.js';
 
 type Form = Record<string, string>;
 type Query = { cursor?: string; limit?: string; mode?: string };
@@ -45,9 +46,7 @@ export function dashboardRoutes(app: App, ctx: AppContext, sessions: DashboardSe
   const pageContext = (request: FastifyRequest): PageContext => ({ stylesheet, csrf: sessions.csrfToken(sessionOf.get(request)!), now: clock.now() });
 
   // Forms post URL-encoded bodies; only the dashboard accepts them.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) =>
-    done(null, Object.fromEntries(new URLSearchParams(body as string))),
-  );
+  acceptForms(app, 16 * 1024);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // The framework's own refusals (a body of another type, too large, unparsable, or abandoned by its client)
