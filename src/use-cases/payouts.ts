@@ -16,6 +16,8 @@ import {
   sandboxPayoutId,
   type PayoutStatus,
 } from '../domain/payouts.js';
+import type { PriceSnapshot } from '../domain/price-snapshot.js';
+import { unitPricesOf } from '../domain/unit-prices.js';
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
@@ -235,12 +237,16 @@ export class Payouts {
 
   // Execution ---------------------------------------------------------------------------------------------
 
-  /** Execution, in the caller's transaction. */
-  executeQuote(caller: Caller, quoteId: string): (tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
-    return (tx) => this.execute(tx, tenantOf(caller), quoteId);
+  /**
+   * Execution: the prices the payout's row is valued at are read first (a feed is an outside call, never made
+   * inside a transaction); the answered step runs in the caller's transaction.
+   */
+  async executeQuote(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
+    const snapshot = await this.prices.current();
+    return (tx) => this.execute(tx, tenantOf(caller), quoteId, snapshot);
   }
 
-  private async execute(tx: Sql, tenant: Tenant, quoteId: string): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+  private async execute(tx: Sql, tenant: Tenant, quoteId: string, snapshot: PriceSnapshot | null): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
     const quote = await store.lockQuote(tx, tenant, quoteId);
     if (!quote) throw new DomainError('quote_not_found', 'No payout quote with that id.', 'quote_id');
     const refusal = tenant.mode === 'live' ? this.custodyFor('live').payoutRefusal(quote.network) : null;
@@ -275,6 +281,7 @@ export class Payouts {
         amount: quote.user_sends,
         fee: quote.fee,
         to_address: quote.destination,
+        unit_prices: unitPricesOf(quote.asset, snapshot, now, this.priceMaxAgeSeconds),
       },
       now,
     );
