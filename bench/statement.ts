@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { worldAccountId } from '../src/domain/ledger.js';
-import { startServer } from './child.js';
+import { withOwnService } from './own-service.js';
 import { settleMachine, type RunContext } from './measure.js';
-import { createBenchDatabase, withClient } from './postgres.js';
+import { withClient } from './postgres.js';
 import { createOrganization } from './service.js';
 
 const MOVEMENTS = 100_000;
@@ -145,18 +144,9 @@ async function exportOnce(server: { pid: number; baseUrl: string }, adminToken: 
   };
 }
 
-export async function measureStatement({ repoRoot, workDir, options, cleanup }: RunContext): Promise<StatementReport> {
-  const database = await createBenchDatabase(options.postgresUrl, 'statement');
-  const dropDatabase = cleanup.add(database.drop);
-  const adminToken = `adm_bench_${randomBytes(16).toString('hex')}`;
-  const server = await startServer({
-    entry: 'src/main.ts',
-    cwd: repoRoot,
-    env: { LOG_LEVEL: 'warn', DATABASE_URL: database.url, CONNECT_ADMIN_TOKEN: adminToken },
-    logFile: path.join(workDir, 'statement-server.log'),
-  });
-  const stopServer = cleanup.add(server.stop);
-  try {
+export async function measureStatement(context: RunContext): Promise<StatementReport> {
+  const { options } = context;
+  return withOwnService(context, 'statement', async ({ server, database, adminToken }) => {
     const organization = await createOrganization(server.baseUrl, adminToken, 'Statement');
     const seeding = performance.now();
     await seed(database.url, organization.id, MOVEMENTS);
@@ -169,10 +159,7 @@ export async function measureStatement({ repoRoot, workDir, options, cleanup }: 
       rows.push(await exportOnce(server, adminToken, organization.key, movements));
     }
     return { seedSeconds, rows };
-  } finally {
-    await stopServer();
-    await dropDatabase();
-  }
+  });
 }
 
 export function renderStatement(report: StatementReport): string {
