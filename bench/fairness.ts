@@ -1,12 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
-import { startServer } from './child.js';
 import { settleMachine, type RunContext } from './measure.js';
-import { createBenchDatabase } from './postgres.js';
+import { withOwnService } from './own-service.js';
 import { createOrganization, post } from './service.js';
 
 const execFileAsync = promisify(execFile);
@@ -73,18 +72,9 @@ const timed = (baseUrl: string, key: string, pathname: string, seconds: number):
     }),
   );
 
-export async function measureFairness({ repoRoot, workDir, options, cleanup }: RunContext): Promise<FairnessReport> {
-  const database = await createBenchDatabase(options.postgresUrl, 'fairness');
-  const dropDatabase = cleanup.add(database.drop);
-  const adminToken = `adm_bench_${randomBytes(16).toString('hex')}`;
-  const server = await startServer({
-    entry: 'src/main.ts',
-    cwd: repoRoot,
-    env: { LOG_LEVEL: 'warn', DATABASE_URL: database.url, CONNECT_ADMIN_TOKEN: adminToken },
-    logFile: path.join(workDir, 'fairness-server.log'),
-  });
-  const stopServer = cleanup.add(server.stop);
-  try {
+export async function measureFairness(context: RunContext): Promise<FairnessReport> {
+  const { options } = context;
+  return withOwnService(context, 'fairness', async ({ server, adminToken }) => {
     const { baseUrl } = server;
     const a = await tenant(baseUrl, adminToken, 'Fairness A (floods)');
     const b = await tenant(baseUrl, adminToken, 'Fairness B (timed)', 100);
@@ -125,10 +115,7 @@ export async function measureFairness({ repoRoot, workDir, options, cleanup }: R
       rows: [...before, ...flooded, ...after],
       floodStatuses: floodResult,
     };
-  } finally {
-    await stopServer();
-    await dropDatabase();
-  }
+  });
 }
 
 /** autocannon's command line in a child process; resolves to how many answers of each status it got. */

@@ -12,6 +12,7 @@ import { createBenchDatabase, type BenchDatabase } from './postgres.js';
 import { checkRedis } from './redis.js';
 import { baselineRequestsPerSecond, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
 import { BARE, SERVICE_TARGETS, type Target } from './targets.js';
+import { measureStatement, renderStatement, STATEMENT_STEP, type StatementReport } from './statement.js';
 import { renderWebhooks } from './webhook-report.js';
 import { measureWebhooks, WEBHOOKS_STEP, type WebhooksReport } from './webhooks.js';
 
@@ -26,7 +27,7 @@ const resultsDir = path.join(repoRoot, 'bench', 'results');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, WEBHOOKS_STEP.name, FAIRNESS_STEP.name];
+  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, WEBHOOKS_STEP.name, FAIRNESS_STEP.name, STATEMENT_STEP.name];
   const options = parseOptions(argv, process.env, targetNames);
   if (options === 'help') {
     process.stdout.write(usage(targetNames));
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const webhooksSelected = !options.only || options.only.includes(WEBHOOKS_STEP.name);
   const pgbenchSelected = !options.only || options.only.includes(PGBENCH_STEP.name);
   const fairnessSelected = !options.only || options.only.includes(FAIRNESS_STEP.name);
+  const statementSelected = !options.only || options.only.includes(STATEMENT_STEP.name);
   // Before anything starts: a run that stops at its redis target would have spent its other targets for nothing.
   if (selected.some((t) => t.redis)) await checkRedis(options.redisUrl);
   const cleanup = new Cleanup();
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
   let webhooks: WebhooksReport | null = null;
   let pgbench: PgbenchResult[] | null = null;
   let fairness: FairnessReport | null = null;
+  let statement: StatementReport | null = null;
   try {
     if (selected.some((t) => t.database === 'postgres')) {
       database = await createBenchDatabase(options.postgresUrl);
@@ -75,6 +78,10 @@ async function main(): Promise<void> {
       process.stderr.write(`${FAIRNESS_STEP.name}: ${FAIRNESS_STEP.description}\n`);
       fairness = await measureFairness(context);
     }
+    if (statementSelected) {
+      process.stderr.write(`${STATEMENT_STEP.name}: ${STATEMENT_STEP.description}\n`);
+      statement = await measureStatement(context);
+    }
     await measureRun(run('bare, after', BARE, database, options, workDir), context, measurements, fixtures);
   } catch (error) {
     // rmdir removes the directory only when empty: child logs, if any, are kept for the post-mortem.
@@ -92,7 +99,7 @@ async function main(): Promise<void> {
     ...(await describeEnvironment(repoRoot, database?.serverVersion ?? webhooks?.postgresVersion ?? null)),
     options: { ...options, postgresUrl: undefined, redisUrl: undefined }, // the URLs may carry a password
     targets: Object.fromEntries(
-      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : []), ...(fairness ? [FAIRNESS_STEP] : [])].map((t) => [t.name, t.description]),
+      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : []), ...(fairness ? [FAIRNESS_STEP] : []), ...(statement ? [STATEMENT_STEP] : [])].map((t) => [t.name, t.description]),
     ),
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
@@ -100,6 +107,7 @@ async function main(): Promise<void> {
     ...(pgbench ? { pgbench } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(fairness ? { fairness } : {}),
+    ...(statement ? { statement } : {}),
   };
   // A profiled run is slower throughout: its results stay with its profiles, not in place of the plain figures.
   const resultsFile = profileDir ? path.join(profileDir, 'results.json') : path.join(resultsDir, 'latest.json');
@@ -125,6 +133,7 @@ async function main(): Promise<void> {
       ...(pgbench ? [renderPgbench(pgbench, options.connections), ''] : []),
       ...(webhooks ? [renderWebhooks(webhooks), ''] : []),
       ...(fairness ? [renderFairness(fairness), ''] : []),
+      ...(statement ? [renderStatement(statement), ''] : []),
       options.profile ? `${renderProfiles(measurements)}\n` : '',
       `Results written to ${resultsFile}`,
       '',

@@ -115,6 +115,9 @@ const transactions = await call('GET', `${P}/transactions`, { key, query: { exte
 await call('GET', `${P}/transactions/{transaction_id}`, { key, path: { transaction_id: transactions.data[0].id } });
 await call('GET', `${P}/balances`, { key, query: { external_ref: 'user-42' } });
 await call('GET', `${P}/balances/{external_ref}`, { key, path: { external_ref: 'user-42' } });
+// A statement of today, the day the calls above happened on.
+const today = new Date().toISOString().slice(0, 10);
+await call('GET', `${P}/reports/transactions`, { key, query: { from: today, to: today, external_ref: 'user-42', fiat: 'usd,eur', format: 'json' } });
 const quote = await call('POST', `${P}/payouts/quote`, {
   key,
   idempotent: true,
@@ -179,6 +182,7 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
   body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), state: 'none' },
 });
 await call('GET', `${A}/ledger/verification`);
+await call('GET', `${A}/organizations/{id}/reports/transactions`, { path: { id: org.id }, query: { mode: 'test', from: today, to: today, format: 'csv' } });
 await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
 // Reconciliation reads live chains: here there are none, so the lists are empty (docs/reconciliation.md shows one).
 await call('POST', `${A}/reconciliation`);

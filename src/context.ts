@@ -43,6 +43,7 @@ import { PaymentIntents } from './use-cases/payment-intents.js';
 import { Reconciliation } from './use-cases/reconciliation.js';
 import { reconciledNetworks } from './providers/chains/balances.js';
 import { DepositSimulator } from './use-cases/simulator.js';
+import { TransactionReports } from './use-cases/transaction-reports.js';
 import { Transactions } from './use-cases/transactions.js';
 import { Webhooks } from './use-cases/webhooks.js';
 import { HttpWebhookTransport } from './providers/webhooks/http-transport.js';
@@ -158,6 +159,7 @@ export async function createContext(config: Config, database: Database, options:
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),
     prices,
     transactions: new Transactions(),
+    reports: new TransactionReports(catalog),
     events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
     payouts,

@@ -69,6 +69,18 @@ const throughServer = (...argv: string[]) => cli(argv, { CONNECT_DATA_DIR: dataD
 const direct = (...argv: string[]) => cli(argv, { CONNECT_DATA_DIR: path.join(dataDir, 'no-server-here') }, testDatabase);
 
 describe('the CLI beside a server that holds the embedded database', () => {
+  it('streams a statement from that server as the database itself would write it', async () => {
+    const tenant = await createTenant(t);
+    const address = json<{ id: string }>(await t.call(tenant.key, 'POST', '/addresses', { body: { asset: 'USDC', network: 'solana' }, idempotencyKey: randomUUID() }));
+    await creditDirect(t, tenant.organizationId, { addressId: address.id, network: 'solana', amount: '3.5' });
+    const today = new Date().toISOString().slice(0, 10);
+    const argv = ['reports', 'transactions', tenant.organizationId, 'test', '--from', today, '--to', today, '--format', 'json'];
+    const run = await throughServer(...argv);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ closing_balances: [{ asset: 'USDC', network: 'solana', amount: '3.5' }] });
+    expect(run).toEqual(await direct(...argv));
+  });
+
   it('sends the verb to that server instead of refusing, and its effect is the server\'s', async () => {
     const run = await throughServer('org', 'create', '--name', 'Through the server', '--status', 'active');
     expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -84,6 +96,8 @@ describe('the CLI beside a server that holds the embedded database', () => {
       ['org', 'get', UNKNOWN_ID],
       ['key', 'create', org.id, '--mode', 'test', '--rate-limit-rps', '0'],
       ['ledger', 'verify'],
+      ['reports', 'transactions', UNKNOWN_ID, 'live', '--from', '2026-01-01', '--to', '2026-01-31'],
+      ['reports', 'transactions', org.id, 'test', '--from', '2026-01-31', '--to', '2026-01-01'],
     ]) {
       expect(await throughServer(...argv), argv.join(' ')).toEqual(await direct(...argv));
     }

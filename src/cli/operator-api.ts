@@ -20,8 +20,13 @@ export function adminPath(strings: TemplateStringsArray, ...values: string[]): s
 /** Answers the response body of a 2xx; any other answer is thrown as the DomainError of its envelope. */
 export type CallAdmin = (call: AdminCall) => Promise<unknown>;
 
+/** Where a streamed answer goes, chunk by chunk, as it arrives. */
+export type Sink = (chunks: AsyncIterable<Uint8Array>) => Promise<void>;
+
 export interface OperatorApi {
   call: CallAdmin;
+  /** A 2xx answer's body, streamed into `sink` without being held whole (a statement); any other answer is thrown. */
+  download(call: AdminCall, sink: Sink): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,12 @@ function unwrap({ status, body }: Answer): unknown {
   const error = (body as { error?: { code: ErrorCode; message: string; param: string | null } } | null)?.error;
   if (!error) throw new Error(`The operator API answered ${status}.`);
   throw new DomainError(error.code, error.message, error.param);
+}
+
+async function text(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /**
@@ -82,6 +93,11 @@ function remoteApi(server: RunningServer, token: string): OperatorApi {
       const text = await res.text();
       return unwrap({ status: res.status, body: text ? JSON.parse(text) : null });
     },
+    async download(call, sink) {
+      const res = await fetch(`${server.url}${target(call)}`, { method: call.method, headers: { authorization: `Bearer ${token}` } });
+      if (res.status >= 300) unwrap({ status: res.status, body: JSON.parse(await res.text()) });
+      await sink(res.body!);
+    },
     close: async () => {},
   };
 }
@@ -104,6 +120,12 @@ async function inProcessApi(config: Config, open: OpenDatabase, stderr: Output):
           ...(call.body === undefined ? {} : { payload: call.body as object }),
         });
         return unwrap({ status: res.statusCode, body: res.body ? res.json() : null });
+      },
+      async download(call, sink) {
+        const res = await app.inject({ method: call.method, url: target(call), headers: { authorization: `Bearer ${adminToken}` }, payloadAsStream: true });
+        const body = res.stream();
+        if (res.statusCode >= 300) unwrap({ status: res.statusCode, body: JSON.parse(await text(body)) });
+        await sink(body);
       },
       async close() {
         await app.close();

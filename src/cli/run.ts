@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
@@ -6,10 +8,11 @@ import { adminTokenCommand } from './admin-token.js';
 import { depositCommands } from './deposits.js';
 import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
-import { openOperatorApi, type AdminCall, type OpenDatabase, type Output } from './operator-api.js';
+import { openOperatorApi, type AdminCall, type OpenDatabase, type Output, type Sink } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { payoutCommands } from './payouts.js';
 import { reconcileCommand } from './reconcile.js';
+import { reportCommands } from './reports.js';
 import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
 import { workerCommand } from './worker.js';
@@ -35,6 +38,8 @@ export interface VerbOutput {
   text?: (answer: unknown) => string;
   failure?: (answer: unknown) => string | null;
 }
+/** A verb whose answer is a file (a statement): streamed to `out`, or to stdout when no file is named. */
+export type RunDownload = (call: AdminCall, out: string | undefined) => Promise<void>;
 /** A verb that needs the database itself, not the API (the worker); what it resolves to is printed. */
 export type RunLocal = (verb: (ctx: AppContext) => Promise<unknown>) => Promise<void>;
 
@@ -54,7 +59,7 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, quarantined deposits, Solana owner keys, live payouts, the chains reconciled against the ledger and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, statements, quarantined deposits, Solana owner keys, live payouts, the chains reconciled against the ledger and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -68,6 +73,14 @@ export async function runCli(
       io.stdout.write(output.text ? output.text(answer) : json(answer));
       const failure = output.failure?.(answer);
       if (failure) throw new Error(failure);
+    } finally {
+      await api.close();
+    }
+  };
+  const download: RunDownload = async (call, out) => {
+    const api = await openOperatorApi(loadConfig(env), open, io.stderr);
+    try {
+      await api.download(call, out === undefined ? toOutput(io.stdout) : (chunks) => pipeline(chunks, fs.createWriteStream(out)));
     } finally {
       await api.close();
     }
@@ -93,6 +106,7 @@ export async function runCli(
   webhookCommands(program, run);
   depositCommands(program, run);
   payoutCommands(program, run);
+  reportCommands(program, download);
   solanaCommands(program, run);
   reconcileCommand(program, run);
   workerCommand(program, runLocal);
@@ -105,6 +119,15 @@ export async function runCli(
     return report(error, io.stderr);
   }
 }
+
+/** Text as it arrives, decoded across chunk boundaries (a character may be split between two chunks). */
+const toOutput =
+  (output: Output): Sink =>
+  async (chunks) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of chunks) output.write(decoder.decode(chunk, { stream: true }));
+    output.write(decoder.decode());
+  };
 
 function report(error: unknown, stderr: Output): number {
   // Commander has already printed its message (or the help that was asked for).

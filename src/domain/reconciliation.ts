@@ -136,17 +136,21 @@ export function reconcile(input: {
     drift,
     details: {
       ledger: ledgerDetails(ledger),
-      deposit_addresses: {
-        count: addresses.length,
-        credited: sum(addresses.map((a) => a.credited)).toFixed(),
-        pending: sum(addresses.map((a) => a.pending)).toFixed(),
-        on_chain: onDeposits.toFixed(),
-      },
+      deposit_addresses: depositAddresses(addresses, onDeposits),
       hot_wallet: hotWallet && { address: hotWallet.address, balance: hotWallet.balance.toFixed(), paid_out: ledger.paidOut.toFixed(), in_flight: ledger.inFlight.toFixed() },
       addresses: listed.slice(0, MAX_LISTED_ADDRESSES),
       addresses_left_out: Math.max(0, listed.length - MAX_LISTED_ADDRESSES),
     },
     error: null,
+  };
+}
+
+function depositAddresses(addresses: readonly Omit<AddressFigures, 'onChain'>[], onChain: Decimal | null): ReconciliationDetails['deposit_addresses'] {
+  return {
+    count: addresses.length,
+    credited: sum(addresses.map((a) => a.credited)).toFixed(),
+    pending: sum(addresses.map((a) => a.pending)).toFixed(),
+    on_chain: onChain?.toFixed() ?? null,
   };
 }
 
@@ -169,12 +173,7 @@ export function unavailable(input: {
     drift: null,
     details: {
       ledger: ledgerDetails(ledger),
-      deposit_addresses: {
-        count: addresses.length,
-        credited: sum(addresses.map((a) => a.credited)).toFixed(),
-        pending: sum(addresses.map((a) => a.pending)).toFixed(),
-        on_chain: null,
-      },
+      deposit_addresses: depositAddresses(addresses, null),
       hot_wallet: input.hotWallet === null ? null : { address: input.hotWallet, balance: null, paid_out: ledger.paidOut.toFixed(), in_flight: ledger.inFlight.toFixed() },
       addresses: [],
       addresses_left_out: 0,

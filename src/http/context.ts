@@ -22,6 +22,7 @@ import type { OperatorPayouts } from '../use-cases/operator-payouts.js';
 import type { PaymentIntents } from '../use-cases/payment-intents.js';
 import type { Reconciliation } from '../use-cases/reconciliation.js';
 import type { DepositSimulator } from '../use-cases/simulator.js';
+import type { TransactionReports } from '../use-cases/transaction-reports.js';
 import type { Transactions } from '../use-cases/transactions.js';
 import type { Webhooks } from '../use-cases/webhooks.js';
 import type { CallerCache } from './caller-cache.js';
@@ -51,6 +52,8 @@ export interface AppContext {
   refundAddressRequests: RefundAddressRequests;
   simulator: DepositSimulator;
   transactions: Transactions;
+  /** Statements: ledger movements between opening and closing balances (docs/reports.md). */
+  reports: TransactionReports;
   events: EventLog;
   balances: Balances;
   /** The price source (a feed is an outside call: read it before a transaction, never inside one). */

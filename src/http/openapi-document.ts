@@ -102,7 +102,8 @@ function attachExamples(operation: Operation, method: string, path: string, reco
   if (json && request.body !== undefined) json.example = request.body;
   for (const [status, body] of Object.entries(recorded.responses)) {
     const content = operation.responses[status]?.content;
-    const media = content?.['application/json'] ?? content?.['text/plain'];
+    // A text answer (a CSV statement, metrics) illustrates its text media type, an object the JSON one.
+    const media = typeof body === 'string' ? (content?.['text/csv'] ?? content?.['text/plain']) : (content?.['application/json'] ?? content?.['text/plain']);
     if (media) media.example = body;
   }
   operation['x-codeSamples'] = [{ lang: 'Shell', label: 'curl', source: curl(method, path, request) }];

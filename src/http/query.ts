@@ -24,6 +24,8 @@ export const oneOf =
     (allowed as readonly string[]).includes(value);
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A date without a time (`2026-11-30`), which bounds whole days. */
+export const isBareDate = (raw: string) => DATE.test(raw);
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?$/;
 const HAS_ZONE = /(Z|[+-]\d{2}:\d{2})$/;
 

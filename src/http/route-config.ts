@@ -23,6 +23,8 @@ export interface RouteContract {
   optionalBody?: boolean;
   /** Registered ahead of its implementation: 501 whatever the request carries (no 422 for its query). */
   notYetAvailable?: boolean;
+  /** Points of the key's `rate_limit_rps` budget a request costs, when not 1 (a statement: thousands of rows, streamed). */
+  cost?: number;
 }
 
 declare module 'fastify' {

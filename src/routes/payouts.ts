@@ -50,7 +50,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
     },
     async (request, reply) =>
       idempotency.run(request, reply, async () => {
-        const write = payouts.executeQuote(request.caller!, request.body.quote_id);
+        const write = await payouts.executeQuote(request.caller!, request.body.quote_id);
         return async (tx) => {
           const { payout, afterCommit } = await write(tx);
           return { status: 201, body: presentPayout(payout, trackingBase), afterCommit };

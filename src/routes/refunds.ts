@@ -65,7 +65,7 @@ export function refundRoutes(app: App, { db, cursors, idempotency, payouts, refu
     },
     async (request, reply) =>
       idempotency.run(request, reply, async () => {
-        const write = payouts.executeQuote(request.caller!, request.body.quote_id, 'refund');
+        const write = await payouts.executeQuote(request.caller!, request.body.quote_id, 'refund');
         return async (tx) => {
           const { payout, afterCommit } = await write(tx);
           return { status: 201, body: presentRefund(payout), afterCommit };

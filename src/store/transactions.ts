@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TransactionStatus, TransactionType } from '../domain/transactions.js';
+import type { UnitPrices } from '../domain/unit-prices.js';
 import type { Sql } from './database.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
@@ -29,12 +30,14 @@ export interface TransactionRow {
   /** A refund's row: the refund, and the intent it refunds (payment_intent_id stays null: it names credits only). */
   refund_id: string | null;
   refund_payment_intent_id: string | null;
+  /** The fiat prices of one unit of the asset when the row moved money (null: unpriced, or written before 022). */
+  unit_prices: UnitPrices | null;
   completed_at: Date | null;
   created_at: Date;
 }
 
 const COLUMNS = `id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount::text AS amount, fee::text AS fee, counted_amount::text AS counted_amount,
-  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, refund_id, refund_payment_intent_id, completed_at, created_at`;
+  from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, refund_id, refund_payment_intent_id, unit_prices, completed_at, created_at`;
 
 export type NewDeposit = Omit<
   TransactionRow,
@@ -45,8 +48,11 @@ export type NewDeposit = Omit<
   output_index: number;
 };
 
+/** A jsonb parameter as text: both drivers then pass it the same way. */
+const jsonOrNull = (value: object | null) => (value === null ? null : JSON.stringify(value));
+
 /** A deposit's values in the order both inserts list their columns ($2 to $14). */
-const depositValues = (d: Omit<NewDeposit, 'counted_amount'>) => [
+const depositValues = (d: Omit<NewDeposit, 'counted_amount' | 'unit_prices'>) => [
   d.organization_id,
   d.mode,
   d.profile_id,
@@ -65,18 +71,18 @@ const depositValues = (d: Omit<NewDeposit, 'counted_amount'>) => [
 /**
  * Records a confirmed deposit, or returns null when this on-chain output (network, tx hash, output index)
  * was already recorded: the unique index makes a replayed deposit a no-op, even under concurrency. A row a
- * chain watcher recorded as pending (seen, not yet confirmed) is the one confirmed.
+ * chain watcher recorded as pending (seen, not yet confirmed) is the one confirmed, priced as it is credited.
  */
 export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Promise<TransactionRow | null> {
   const [row] = await tx.query<TransactionRow>(
     `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
-       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, counted_amount, completed_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15)
+       from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, counted_amount, unit_prices, completed_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'deposit', 'confirmed', $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $17::jsonb, $15, $15)
      ON CONFLICT (network, tx_hash, output_index) WHERE type = 'deposit' DO UPDATE
-       SET status = 'confirmed', counted_amount = excluded.counted_amount, completed_at = excluded.completed_at
+       SET status = 'confirmed', counted_amount = excluded.counted_amount, unit_prices = excluded.unit_prices, completed_at = excluded.completed_at
        WHERE transactions.status = 'pending' AND transactions.organization_id = excluded.organization_id AND transactions.mode = excluded.mode
      RETURNING ${COLUMNS}`,
-    [randomUUID(), ...depositValues(deposit), now, deposit.counted_amount],
+    [randomUUID(), ...depositValues(deposit), now, deposit.counted_amount, jsonOrNull(deposit.unit_prices)],
   );
   return row ?? null;
 }
@@ -85,7 +91,7 @@ export async function insertDeposit(tx: Sql, deposit: NewDeposit, now: Date): Pr
  * A deposit seen on chain but not confirmed yet: visible as pending. A row that failed (its block vanished)
  * becomes pending again when the transfer reappears. Answers the row's id.
  */
-export async function insertPendingDeposit(tx: Sql, deposit: Omit<NewDeposit, 'counted_amount'>, now: Date): Promise<string> {
+export async function insertPendingDeposit(tx: Sql, deposit: Omit<NewDeposit, 'counted_amount' | 'unit_prices'>, now: Date): Promise<string> {
   const [row] = await tx.query<{ id: string }>(
     `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount,
        from_address, to_address, tx_hash, output_index, address_id, payment_intent_id, created_at)
@@ -106,18 +112,19 @@ export async function failDeposit(tx: Sql, id: string): Promise<void> {
 
 /**
  * A payout's or a refund's row (`refund` set: type refund): pending until it completes (confirmed) or fails;
- * `amount` is what left the balance.
+ * `amount` is what left the balance. `unit_prices` are those at execution (unitPricesOf), which the statement values
+ * it at.
  */
 export async function insertPayoutTransaction(
   tx: Sql,
-  row: Pick<TransactionRow, 'id' | 'organization_id' | 'mode' | 'profile_id' | 'external_ref' | 'asset' | 'network' | 'amount' | 'fee' | 'to_address'>,
+  row: Pick<TransactionRow, 'id' | 'organization_id' | 'mode' | 'profile_id' | 'external_ref' | 'asset' | 'network' | 'amount' | 'fee' | 'to_address' | 'unit_prices'>,
   refund: { id: string; paymentIntentId: string } | null,
   now: Date,
 ): Promise<TransactionRow> {
   const [inserted] = await tx.query<TransactionRow>(
-    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount, fee, to_address, created_at,
-       refund_id, refund_payment_intent_id)
-     VALUES ($1, $2, $3, $4, $5, $12, 'pending', $6, $7, $8, $9, $10, $11, $13, $14) RETURNING ${COLUMNS}`,
+    `INSERT INTO transactions (id, organization_id, mode, profile_id, external_ref, type, status, asset, network, amount, fee, to_address, unit_prices,
+       created_at, refund_id, refund_payment_intent_id)
+     VALUES ($1, $2, $3, $4, $5, $13, 'pending', $6, $7, $8, $9, $10, $12::jsonb, $11, $14, $15) RETURNING ${COLUMNS}`,
     [
       row.id,
       row.organization_id,
@@ -130,6 +137,7 @@ export async function insertPayoutTransaction(
       row.fee,
       row.to_address,
       now,
+      jsonOrNull(row.unit_prices),
       refund ? 'refund' : 'payout',
       refund?.id ?? null,
       refund?.paymentIntentId ?? null,

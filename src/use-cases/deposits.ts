@@ -2,6 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { depositCause } from '../domain/ledger.js';
 import { Decimal, toDecimalString, toNumber } from '../domain/money.js';
 import type { PriceSnapshot } from '../domain/price-snapshot.js';
+import { unitPricesOf } from '../domain/unit-prices.js';
 import { convert } from '../domain/valuation.js';
 import { applyCredit, effectiveStatus } from '../domain/payment-intents.js';
 import { findAddress, type AddressRow } from '../store/addresses.js';
@@ -113,6 +114,7 @@ export async function creditDeposit(
     address_id: address.id,
     payment_intent_id: address.payment_intent_id,
     counted_amount: counted === null ? null : counted.toFixed(),
+    unit_prices: unitPricesOf(address.asset, prices.snapshot, now, prices.maxAgeSeconds),
   }, now);
   if (!transaction) {
     const existing = await findDepositByIdentity(tx, tenant, deposit);

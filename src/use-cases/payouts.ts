@@ -17,6 +17,8 @@ import {
   type PayoutKind,
   type PayoutStatus,
 } from '../domain/payouts.js';
+import type { PriceSnapshot } from '../domain/price-snapshot.js';
+import { unitPricesOf } from '../domain/unit-prices.js';
 import { refundObject } from '../domain/refunds.js';
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
@@ -249,12 +251,27 @@ export class Payouts {
 
   // Execution ---------------------------------------------------------------------------------------------
 
-  /** Execution of a quote of `kind` (a refund's quote executes only as a refund, a payout's only as a payout), in the caller's transaction. */
-  executeQuote(caller: Caller, quoteId: string, kind: PayoutKind = 'payout'): (tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
-    return (tx) => this.execute(tx, tenantOf(caller), quoteId, kind);
+  /**
+   * Execution of a quote of `kind` (a refund's quote executes only as a refund, a payout's only as a payout): the
+   * prices the row is valued at are read first (a feed is an outside call, never made inside a transaction); the
+   * answered step runs in the caller's transaction.
+   */
+  async executeQuote(
+    caller: Caller,
+    quoteId: string,
+    kind: PayoutKind = 'payout',
+  ): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
+    const snapshot = await this.prices.current();
+    return (tx) => this.execute(tx, tenantOf(caller), quoteId, kind, snapshot);
   }
 
-  private async execute(tx: Sql, tenant: Tenant, quoteId: string, kind: PayoutKind): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+  private async execute(
+    tx: Sql,
+    tenant: Tenant,
+    quoteId: string,
+    kind: PayoutKind,
+    snapshot: PriceSnapshot | null,
+  ): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
     const quote = await store.lockQuote(tx, tenant, quoteId, kind);
     if (!quote) throw new DomainError('quote_not_found', `No ${kind} quote with that id.`, 'quote_id');
     const refusal = tenant.mode === 'live' ? this.custodyFor('live').payoutRefusal(quote.network) : null;
@@ -291,6 +308,7 @@ export class Payouts {
         amount: quote.user_sends,
         fee: quote.fee,
         to_address: quote.destination,
+        unit_prices: unitPricesOf(quote.asset, snapshot, now, this.priceMaxAgeSeconds),
       },
       quote.kind === 'refund' ? { id, paymentIntentId: quote.payment_intent_id! } : null,
       now,

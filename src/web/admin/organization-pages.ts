@@ -46,6 +46,32 @@ ${table(`Balances (${modeName(mode)})`, [
 ${totals.length ? html`<p class="totals">Totals: ${totals.map(([fiat, amount]) => html`<span class="total">${amount} ${fiat.toUpperCase()}</span> `)}</p>` : null}`;
 }
 
+/** The calendar month before `now`: what a finance team books first. */
+function previousMonth(now: Date): { from: string; to: string } {
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const firstOfThisMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const lastOfPrevious = new Date(firstOfThisMonth.getTime() - 86_400_000);
+  return { from: day(new Date(Date.UTC(lastOfPrevious.getUTCFullYear(), lastOfPrevious.getUTCMonth(), 1))), to: day(lastOfPrevious) };
+}
+
+/** A GET form: a download changes nothing, so it carries no CSRF token (docs/reports.md, Dashboard). */
+function statementForm(ctx: PageContext, organization: OrganizationRow): SafeHtml {
+  const month = previousMonth(ctx.now);
+  return html`<form method="get" action="${orgUrl(organization)}/statement" class="inline">
+  <label for="statement-mode">Mode</label>
+  <select id="statement-mode" name="mode"><option value="live">${modeName('live')}</option><option value="test">${modeName('test')}</option></select>
+  <label for="statement-from">From</label>
+  <input type="date" id="statement-from" name="from" value="${month.from}" required>
+  <label for="statement-to">To (included)</label>
+  <input type="date" id="statement-to" name="to" value="${month.to}" required>
+  <label for="statement-ref">External ref</label>
+  <input id="statement-ref" name="external_ref" maxlength="255" placeholder="all end users">
+  <label for="statement-format">Format</label>
+  <select id="statement-format" name="format"><option value="csv">CSV</option><option value="json">JSON</option></select>
+  <button type="submit">Download statement</button>
+</form>`;
+}
+
 export function organizationPage(
   ctx: PageContext,
   organization: OrganizationRow,
@@ -69,7 +95,10 @@ export function organizationPage(
 <h2>API keys</h2>
 ${table('API keys', keyColumns(ctx), keys, nextKeys && `?cursor=${encodeURIComponent(nextKeys)}`, false)}
 <h2>Balances</h2>
-${balanceSection('test', balances[0]!)}${balanceSection('live', balances[1]!)}`,
+${balanceSection('test', balances[0]!)}${balanceSection('live', balances[1]!)}
+<h2>Statement</h2>
+<p>Every ledger movement of a date range between its opening and closing balances, valued at the prices stored when each happened (docs/reports.md).</p>
+${statementForm(ctx, organization)}`,
   );
 }
 

@@ -5,6 +5,8 @@ import { ORGANIZATION_STATUSES, type OrganizationStatus } from '../../domain/org
 import { TooManyFailures, type AuthFailureLimiter } from '../../http/auth-failures.js';
 import type { App, AppContext } from '../../http/context.js';
 import { ERROR_HTTP } from '../../http/error-codes.js';
+import { reportRequest } from '../../http/resources/report.js';
+import { sendReport } from '../../routes/reports.js';
 import { dailyDepositVolume } from '../../store/volume.js';
 import { LIVE_PAYOUT_LIST } from '../../use-cases/operator-payouts.js';
 import { html } from '../html.js';
@@ -154,6 +156,15 @@ ${volumeCharts(rows, days)}`,
       const balances = await Promise.all(tenants.map((tenant) => ctx.balances.ofTenant(db, tenant)));
       const nextKeys = cursors.envelope(keyList, keys, (row) => row).cursor;
       return send(reply, organizationPage(pageContext(request), organization, keys.rows, nextKeys, balances));
+    });
+
+    // The partner's statement, downloaded by the operator: the same stream as GET /reports/transactions.
+    signedIn.get<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>(`${DASHBOARD}/organizations/:id/statement`, async (request, reply) => {
+      const organization = await operator.getOrganization(request.params.id);
+      const { mode, from, to, external_ref: externalRef, format } = request.query;
+      if (from === undefined || to === undefined) throw new DomainError('invalid_request', 'A statement needs from and to.', from === undefined ? 'from' : 'to');
+      const query = { from, to, ...(externalRef ? { external_ref: externalRef } : {}), format: format === 'json' ? ('json' as const) : ('csv' as const) };
+      return sendReport(reply, ctx.reports, db, { organizationId: organization.id, mode: modeOf(mode) }, reportRequest(query, undefined));
     });
 
     signedIn.get<{ Params: { id: string; mode: string; list: string }; Querystring: Query }>(
