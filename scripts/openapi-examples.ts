@@ -70,7 +70,8 @@ await call('GET', `${A}/organizations`, { query: { limit: '2' } });
 await call('GET', `${A}/organizations/{id}`, { path: { id: org.id } });
 await call('GET', `${A}/organizations/{id}`, { path: { id: randomUUID() } });
 await call('PATCH', `${A}/organizations/{id}`, { path: { id: org.id }, body: { settings: { intent_ttl_seconds: 3600 } } });
-const apiKey = await call('POST', `${A}/organizations/{id}/keys`, { path: { id: org.id }, body: { mode: 'test', rate_limit_rps: 50 } });
+// 100 points a second: every partner call below runs within a second or two, lists costing more than one point.
+const apiKey = await call('POST', `${A}/organizations/{id}/keys`, { path: { id: org.id }, body: { mode: 'test', rate_limit_rps: 100 } });
 const spare = await call('POST', `${A}/organizations/{id}/keys`, { path: { id: org.id }, body: { mode: 'test', scopes: ['events:read'] } });
 await call('GET', `${A}/organizations/{id}/keys`, { path: { id: org.id }, query: { limit: '5' } });
 await call('GET', `${A}/keys/{id}`, { path: { id: apiKey.id } });
