@@ -38,7 +38,7 @@ export interface MovementRow {
   payment_intent_id: string | null;
   unit_prices: UnitPrices | null;
   payout_id: string | null;
-  /** A refund's intent, read from its payout row when that row has one (migration 021's column). */
+  /** A refund's intent (its transaction row's refund_payment_intent_id). */
   refunded_intent_id: string | null;
   intent_metadata: Record<string, unknown> | null;
 }
@@ -113,7 +113,7 @@ export async function movementsPage(
      )
      SELECT page.id, page.created_at, page.cause, page.transaction_id, m.asset, m.network, m.amount::text AS amount,
             x.type, x.status, x.fee::text AS fee, x.from_address, x.to_address, x.tx_hash, x.external_ref, x.payment_intent_id,
-            x.unit_prices, po.id AS payout_id, to_jsonb(po) ->> 'payment_intent_id' AS refunded_intent_id, pi.metadata AS intent_metadata
+            x.unit_prices, po.id AS payout_id, x.refund_payment_intent_id AS refunded_intent_id, pi.metadata AS intent_metadata
      FROM page
      LEFT JOIN moved m ON m.transfer_id = page.id
      LEFT JOIN transactions x ON x.id = page.transaction_id AND m.transfer_id IS NOT NULL
