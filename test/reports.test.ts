@@ -79,6 +79,21 @@ async function payout(tenant: Tenant, amount: string, outcome: 'completed' | 'fa
   return { id: created.id, user_sends, fee: new Decimal(user_sends).minus(recipient_gets).toFixed() };
 }
 
+/** A sandbox refund of `amount` USDC on solana of the intent, its fee deducted, completed by the simulator. */
+async function refund(tenant: Tenant, intentId: string, amount: string): Promise<{ id: string }> {
+  const quote = await t.call(tenant.key, 'POST', `/payment-intents/${intentId}/refunds/quote`, {
+    body: { amount, asset: 'USDC', network: 'solana', destination: SOLANA_DESTINATION, network_fee: 'deducted' },
+    idempotencyKey: randomUUID(),
+  });
+  expect(quote.statusCode, quote.body).toBe(201);
+  const res = await t.call(tenant.key, 'POST', '/refunds', { body: { quote_id: json<{ quote_id: string }>(quote).quote_id }, idempotencyKey: randomUUID() });
+  expect(res.statusCode, res.body).toBe(201);
+  const { id } = json<{ id: string }>(res);
+  const ended = await t.call(tenant.key, 'POST', `/test/refunds/${id}/simulate`, { body: { outcome: 'completed' } });
+  expect(ended.statusCode, ended.body).toBe(200);
+  return { id };
+}
+
 /** opening + Σ movements = closing, per asset and network, in exact decimals. */
 function expectAddsUp(r: Report): void {
   const sums = new Map<string, Decimal>();
@@ -104,6 +119,7 @@ describe('GET /reports/transactions over a seeded month', () => {
   let completed: { id: string; user_sends: string; fee: string };
   let failed: { id: string };
   let lateIntentId: string;
+  let refunded: { id: string };
 
   beforeAll(async () => {
     tenant = await createTenant(t);
@@ -128,6 +144,9 @@ describe('GET /reports/transactions over a seeded month', () => {
     priceEth('4000');
     await creditDirect(t, tenant.organizationId, { addressId: await intentAddressId(t, intent.id, 'USDC', 'solana'), network: 'solana', amount: '7.5', fromAddress: '@sender' });
     clock.advance(DAY);
+    priceEth('4000');
+    refunded = await refund(tenant, intent.id, '2.5'); // the late money, paid back in part
+    clock.advance(60_000);
     prices.snapshot = null; // no price at all: this credit's fiat values stay empty
     await deposit(tenant, 'USDT', 'tron', '3');
     clock.advance(30 * DAY); // December: after the statement
@@ -147,7 +166,7 @@ describe('GET /reports/transactions over a seeded month', () => {
     expectAddsUp(november);
     expect(byPair(november.closing_balances)).toEqual({
       'ETH/base': '0.5',
-      'USDC/solana': new Decimal(100).plus(50).minus(completed.user_sends).plus('7.5').toFixed(),
+      'USDC/solana': new Decimal(100).plus(50).minus(completed.user_sends).plus('7.5').minus('2.5').toFixed(),
       'USDT/tron': '3',
     });
     const december = await reportOf(tenant.key, 'from=2026-12-01&to=2026-12-31');
@@ -165,6 +184,7 @@ describe('GET /reports/transactions over a seeded month', () => {
       ['deposit', 'ETH', 'base', '0.5'],
       ['payout', 'USDC', 'solana', new Decimal(completed.user_sends).negated().toFixed()],
       ['deposit', 'USDC', 'solana', '7.5'],
+      ['refund', 'USDC', 'solana', '-2.5'],
       ['deposit', 'USDT', 'tron', '3'],
     ]);
     const sent = movements[2]!;
@@ -173,6 +193,9 @@ describe('GET /reports/transactions over a seeded month', () => {
     const late = movements[3]!;
     expect(late).toMatchObject({ payment_intent_id: lateIntentId, counterparty_address: '@sender', metadata: { order: '=HYPERLINK("http://evil.example","x")' } });
     expect(late.tx_hash).toMatch(/^0x/);
+    const paidBack = movements[4]!;
+    expect(paidBack).toMatchObject({ status: 'confirmed', refund_id: refunded.id, payout_id: null, payment_intent_id: lateIntentId, counterparty_address: SOLANA_DESTINATION });
+    expect(new Decimal(paidBack.fee!).gt(0)).toBe(true);
   });
 
   it('values each movement at the price stored when it happened, not at today’s; an unpriced movement has no value (fail-closed)', async () => {
