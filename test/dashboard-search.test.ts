@@ -162,6 +162,26 @@ describe('related objects are links', () => {
     expect(page.body).toContain('payment_intent.completed');
   });
 
+  it("a payment intent's page lists its refunds beside it, each linked to its payout page; an intent without any says so", async () => {
+    const overpaid = await simulate(t, a.key, (await createIntent(t, a.key, { amount: '10', currencies: ['USDC'] })).id, { amount: '12' });
+    const quote = await t.call(a.key, 'POST', `/payment-intents/${overpaid.id}/refunds/quote`, {
+      body: { portion: 'excess', destination: 'So11111111111111111111111111111111111111112', network: 'solana', asset: 'USDC', network_fee: 'on_top' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const executed = await t.call(a.key, 'POST', '/refunds', { body: { quote_id: json<{ quote_id: string }>(quote).quote_id }, idempotencyKey: randomUUID() });
+    expect(executed.statusCode, executed.body).toBe(201);
+    const refund = json<{ id: string }>(executed);
+
+    const page = await operator.get(objectPath('payment_intent', overpaid.id));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h2>Refunds</h2>');
+    expect(page.body).toContain(`<a href="${objectPath('payout', refund.id)}"><code>${refund.id}</code></a>`);
+    expect(page.body).toContain('2 USDC');
+    expect(page.body).toContain('refund.created');
+    expect((await operator.get(objectPath('payment_intent', other.id))).body).toContain('No refunds yet.');
+  });
+
   it('webhook deliveries show the endpoint URL they go to, or that there is none', async () => {
     await putEndpoint(t, a.organizationId, 'test');
     expect((await operator.get(`/admin/organizations/${a.organizationId}/test/deliveries`)).body).toContain(

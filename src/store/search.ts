@@ -90,3 +90,24 @@ export function eventsAbout(sql: Sql, id: string): Promise<{ id: string; type: s
     id,
   ]);
 }
+
+export interface IntentRefund {
+  id: string;
+  status: string;
+  asset: string;
+  network: string;
+  refund_amount: string;
+  recipient_gets: string;
+  destination: string;
+  tx_hash: string | null;
+  created_at: Date;
+}
+
+/** The refunds of one intent, oldest first: shown beside it (they are payouts of kind refund). */
+export function refundsOfIntent(sql: Sql, intentId: string): Promise<IntentRefund[]> {
+  return sql.query<IntentRefund>(
+    `SELECT id, status, asset, network, refund_amount::text AS refund_amount, amount::text AS recipient_gets, destination, tx_hash, created_at
+     FROM payouts WHERE payment_intent_id = $1 AND kind = 'refund' ORDER BY created_at, id`,
+    [intentId],
+  );
+}

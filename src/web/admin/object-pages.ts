@@ -1,6 +1,6 @@
 import type { KeyMode } from '../../domain/api-keys.js';
 import { DomainError } from '../../domain/errors.js';
-import { MAX_FOUND, OBJECT_KINDS, type Found, type ObjectKind } from '../../store/search.js';
+import { MAX_FOUND, OBJECT_KINDS, type Found, type IntentRefund, type ObjectKind } from '../../store/search.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
 import { payoutUrl } from './payout-pages.js';
 import { DASHBOARD, dashboardPage, facts, MAX_SEARCH_LENGTH, modeName, table, time, type PageContext } from './pages.js';
@@ -89,18 +89,33 @@ function value(column: string, raw: unknown, mode: KeyMode): Fragment {
   return typeof raw === 'object' ? html`<code>${JSON.stringify(raw)}</code>` : String(raw);
 }
 
-/** One object as stored, every column, and the events about it (what an event's "related to" leads to). */
+/**
+ * One object as stored, every column, and the events about it (what an event's "related to" leads to); a payment
+ * intent also lists its refunds (`refunds`, null for other kinds), each linked to its payout page.
+ */
 export function objectPage(
   ctx: PageContext,
   kind: ObjectKind,
   row: Record<string, unknown>,
   events: { id: string; type: string; created_at: Date }[],
+  refunds: IntentRefund[] | null = null,
 ): SafeHtml {
   const mode = row.mode as KeyMode;
   return dashboardPage(
     ctx,
     `${KIND_NAMES[kind]} ${String(row.id)}`,
     html`${facts(Object.entries(row).map(([column, raw]) => [column, value(column, raw, mode)]))}
+${refunds && html`<h2>Refunds</h2>
+${table('refunds', [
+  { label: 'Refund', cell: (r) => objectLink('payout', r.id, mode) },
+  { label: 'Status', cell: (r) => r.status },
+  { label: 'Refunded', cell: (r) => `${r.refund_amount} ${r.asset}`, numeric: true },
+  { label: 'Payer gets', cell: (r) => `${r.recipient_gets} ${r.asset}`, numeric: true },
+  { label: 'Network', cell: (r) => r.network },
+  { label: 'To', cell: (r) => html`<code>${r.destination}</code>` },
+  { label: 'Transaction hash', cell: (r) => (r.tx_hash ? html`<code>${r.tx_hash}</code>` : '—') },
+  { label: 'Created', cell: (r) => time(r.created_at) },
+], refunds, null, false)}`}
 <h2>Events</h2>
 ${table('events', [
   { label: 'Id', cell: (e) => html`<code>${e.id}</code>` },

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../domain/errors.js';
 import type { App, AppContext } from '../../http/context.js';
-import { eventsAbout, findObject, searchObjects } from '../../store/search.js';
+import { eventsAbout, findObject, refundsOfIntent, searchObjects } from '../../store/search.js';
 import type { SafeHtml } from '../html.js';
 import { isObjectKind, objectPage, objectUrl, searchPage, searchTerm } from './object-pages.js';
 import { DASHBOARD, type PageContext } from './pages.js';
@@ -25,6 +25,7 @@ export function searchRoutes(signedIn: App, { db }: AppContext, { pageContext, s
     if (!isObjectKind(kind)) throw notFound('object');
     const row = await findObject(db, kind, id);
     if (!row) throw notFound(kind.replace('_', ' '));
-    return send(reply, objectPage(pageContext(request), kind, row, await eventsAbout(db, id)));
+    const refunds = kind === 'payment_intent' ? await refundsOfIntent(db, id) : null;
+    return send(reply, objectPage(pageContext(request), kind, row, await eventsAbout(db, id), refunds));
   });
 }
