@@ -5,6 +5,7 @@ import type { Refund, RefundQuote } from '../src/http/resources/refund.js';
 import { Decimal } from '../src/domain/money.js';
 import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import type { CustodyProvider } from '../src/providers/custody/index.js';
+import { reverseDeposit } from '../src/use-cases/deposits.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { SweepLog } from '../src/use-cases/payouts.js';
 import { countedAmount, excessOn, refundSplit, type ReceivedPair } from '../src/domain/refunds.js';
@@ -478,6 +479,56 @@ describe('live refunds', () => {
   });
 });
 
+describe('refunds against money that changed after the quote', () => {
+  it('two quotes of the overpayment made side by side: the second execution finds it refunded (400 refund_exceeds_refundable)', async () => {
+    const { tenant, intent } = await paidIntent('13');
+    const first = await quote(tenant.key, intent.id, { portion: 'excess', network_fee: 'on_top' });
+    const second = await quote(tenant.key, intent.id, { portion: 'excess', network_fee: 'on_top' });
+    expect([first.amount, second.amount]).toEqual(['3', '3']);
+    await refund(tenant.key, first.quote_id);
+    const again = await execute(tenant.key, second.quote_id);
+    expect(again.statusCode).toBe(400);
+    expect(errorOf(again)).toMatchObject({ code: 'refund_exceeds_refundable', param: 'quote_id' });
+    expect(await getIntent(t, tenant.key, intent.id)).toMatchObject({ amount_refunded: 3, discrepancy: { type: 'overpaid', amount: 3, status: 'refunded' } });
+  });
+
+  it('an intent past due that the sweeper has not reached is expired before the refund: payment_intent.expired, then refund.created', async () => {
+    const { tenant, intent } = await paidIntent('4');
+    await t.db.query("UPDATE payment_intents SET expires_at = $2::timestamptz - interval '1 minute' WHERE id = $1", [intent.id, clock.now()]);
+    await refund(tenant.key, (await quote(tenant.key, intent.id)).quote_id);
+    expect((await eventsInOrder(t, tenant.key, intent.id)).map((e) => e.type).slice(-2)).toEqual(['payment_intent.expired', 'refund.created']);
+  });
+
+  it('a live deposit taken back by a reorganization: amount_received no longer counts it, and the refund of that money is asked to cancel', async () => {
+    const tenant = await createTenant(t);
+    const key = await extraKey(t, tenant.organizationId, 'live');
+    const intent = await insertLiveIntent(t, tenant.organizationId);
+    // Open by the test's clock, which earlier tests moved on.
+    await t.db.query("UPDATE payment_intents SET expires_at = $2::timestamptz + interval '1 hour' WHERE id = $1", [intent.id, clock.now()]);
+    const baseAddressId = randomUUID();
+    await t.db.query(
+      `INSERT INTO deposit_addresses (id, organization_id, mode, payment_intent_id, position, asset, network, address)
+       VALUES ($1, $2, 'live', $3, 1, 'USDC', 'base', $4)`,
+      [baseAddressId, tenant.organizationId, intent.id, `live-intent-${baseAddressId}`],
+    );
+    await creditDirect(t, tenant.organizationId, { addressId: intent.addressId, network: 'solana', amount: '10' }, 'live');
+    const reorged = await creditDirect(t, tenant.organizationId, { addressId: baseAddressId, network: 'base', amount: '5' }, 'live');
+    const r = await refund(key, (await quote(key, intent.id, { asset: 'USDC', network: 'base', destination: EVM_PAYER, network_fee: 'deducted' })).quote_id);
+    expect(await getIntent(t, key, intent.id)).toMatchObject({ amount_received: 15, amount_refunded: 5 });
+
+    const { transaction } = reorged;
+    const reversal = await t.db.transaction((tx) =>
+      reverseDeposit(tx, { organizationId: tenant.organizationId, mode: 'live' }, { network: 'base', txHash: transaction.tx_hash!, outputIndex: 0, transactionId: transaction.id }, clock),
+    );
+    expect(reversal.refunds).toEqual({ cancelRequested: [r.id], sent: [] });
+    const [row] = await t.db.query<{ cancel_requested_at: Date | null }>('SELECT cancel_requested_at FROM payouts WHERE id = $1', [r.id]);
+    expect(row!.cancel_requested_at).not.toBeNull();
+    const reversed = (await eventsInOrder(t, key, intent.id)).find((e) => e.type === 'deposit.reversed')!;
+    expect(reversed.data).toMatchObject({ refunds_cancel_requested: [r.id], refunds_beyond_received: [] });
+    expect(await getIntent(t, key, intent.id)).toMatchObject({ status: 'completed', amount_received: 10 });
+  });
+});
+
 describe.runIf(onPostgres)('concurrency (PostgreSQL)', () => {
   it('refund executions, refund failures and deposits to the same intent side by side never deadlock: no conflict retried, balances exact', async () => {
     const { tenant, intent } = await paidIntent('100');
@@ -516,22 +567,46 @@ describe.runIf(onPostgres)('concurrency (PostgreSQL)', () => {
 
 describe('the refund rules (src/domain/refunds.ts)', () => {
   const d = (v: string) => new Decimal(v);
-  /** 2 ETH credited to a USDC intent, counted at 3,000.5 USDC each; 0.5 ETH already refunded. */
-  const eth: ReceivedPair = { asset: 'ETH', network: 'ethereum', received: d('2'), countedBasis: d('2'), counted: d('6001'), refunded: d('0.5') };
+  /** 2 ETH credited to a USDC intent, counted at 3,000.5 USDC each; 0.5 ETH already refunded (1,500.25 counted). */
+  const eth: ReceivedPair = {
+    asset: 'ETH',
+    network: 'ethereum',
+    received: d('2'),
+    countedBasis: d('2'),
+    counted: d('6001'),
+    refunded: d('0.5'),
+    refundedCounted: d('1500.25'),
+  };
 
   it('amount_counted is the amount at the ratio the pair was counted at, rounded down to 18 decimals; money never counted counts 0', () => {
     expect(countedAmount(eth, d('0.1')).toFixed()).toBe('300.05');
-    expect(countedAmount({ ...eth, counted: d('1'), countedBasis: d('3') }, d('1')).toFixed()).toBe('0.333333333333333333');
+    expect(countedAmount({ ...eth, counted: d('1'), countedBasis: d('3'), refundedCounted: d('0') }, d('1')).toFixed()).toBe('0.333333333333333333');
     expect(countedAmount({ ...eth, counted: d('0'), countedBasis: d('0') }, d('1')).toFixed()).toBe('0');
+  });
+
+  it("a pair's refunds never count more than its credits counted: money that arrived uncounted (no price) adds nothing", () => {
+    // 2 ETH received, 1 of them counted (3,000), the other never: refunding both counts 3,000, not 6,000.
+    const halfCounted: ReceivedPair = { ...eth, countedBasis: d('1'), counted: d('3000'), refunded: d('0'), refundedCounted: d('0') };
+    expect(countedAmount(halfCounted, d('2')).toFixed()).toBe('3000');
+    // After 1 ETH refunded counting 3,000, the rest counts nothing.
+    expect(countedAmount({ ...halfCounted, refunded: d('1'), refundedCounted: d('3000') }, d('1')).toFixed()).toBe('0');
   });
 
   it('the excess is converted back at the same ratio, rounded down to the decimals, and never more than the pair can refund', () => {
     // Overpaid by 1,000.5 USDC, 0 refunded yet: 1,000.5 / 3,000.5 ETH, at 6 decimals.
-    expect(excessOn(eth, { amount: d('5000'), received: d('6000.5'), refunded: d('0') }, 6).toFixed()).toBe('0.333444');
-    // Overpaid by far more than the pair still holds (1.5 ETH): capped.
-    expect(excessOn(eth, { amount: d('1'), received: d('6001'), refunded: d('0') }, 18).toFixed()).toBe('1.5');
+    expect(excessOn(eth, { amount: d('5000'), received: d('6000.5'), refunded: d('0') }, 6).amount.toFixed()).toBe('0.333444');
+    // Overpaid by far more than the pair still holds (1.5 ETH): capped, and it counts what it pays.
+    const capped = excessOn(eth, { amount: d('1'), received: d('6001'), refunded: d('0') }, 18);
+    expect([capped.amount.toFixed(), capped.counted.toFixed()]).toEqual(['1.5', '4500.75']);
     // Already refunded more than the overpayment: none.
-    expect(excessOn(eth, { amount: d('5000'), received: d('6000'), refunded: d('1000') }, 6).toFixed()).toBe('0');
+    expect(excessOn(eth, { amount: d('5000'), received: d('6000'), refunded: d('1000') }, 6).amount.toFixed()).toBe('0');
+  });
+
+  it('a refund of the whole excess counts as the whole excess: rounding to the asset never leaves a sliver of it open', () => {
+    const odd: ReceivedPair = { ...eth, received: d('1'), countedBasis: d('1'), counted: d('3000.123456789012345678'), refunded: d('0'), refundedCounted: d('0') };
+    const excess = excessOn(odd, { amount: d('2000'), received: d('3000.123456789012345678'), refunded: d('0') }, 18);
+    expect(excess.amount.toFixed()).toBe('0.333360767046376702');
+    expect(excess.counted.toFixed()).toBe('1000.123456789012345678');
   });
 
   it('deducted: the payer gets amount − fee and the balance pays amount; on_top: the payer gets amount and the balance pays amount + fee', () => {

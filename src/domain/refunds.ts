@@ -44,6 +44,8 @@ export interface ReceivedPair {
   counted: Decimal;
   /** Refund amounts (in the asset) of this pair's refunds that did not fail. */
   refunded: Decimal;
+  /** The same refunds' amounts in the intent's currency. */
+  refundedCounted: Decimal;
 }
 
 /** What may still be refunded on the pair: what it received less what its refunds not failed took. */
@@ -52,24 +54,34 @@ export const refundableOn = (pair: ReceivedPair) => Decimal.max(0, pair.received
 /**
  * An amount of the pair's asset in the intent's currency, at the ratio its credits were counted at (1:1 for
  * the intent's own asset, and for assets pegged to it, as they were counted); rounded down. Money that was never
- * counted (no fresh price when it arrived) counts 0: it never raised `amount_received` either.
+ * counted (no fresh price when it arrived) counts 0: it never raised `amount_received` either. So the pair's
+ * refunds together never count more than its credits counted, whatever part of the money was never counted.
  */
 export function countedAmount(pair: ReceivedPair, amount: Decimal): Decimal {
   if (pair.countedBasis.isZero()) return new Decimal(0);
-  if (pair.counted.eq(pair.countedBasis)) return amount;
-  return amount.times(pair.counted).dividedBy(pair.countedBasis).toDecimalPlaces(COUNTED_DECIMALS, Decimal.ROUND_DOWN);
+  const left = Decimal.max(0, pair.counted.minus(pair.refundedCounted));
+  const atRatio = pair.counted.eq(pair.countedBasis) ? amount : amount.times(pair.counted).dividedBy(pair.countedBasis).toDecimalPlaces(COUNTED_DECIMALS, Decimal.ROUND_DOWN);
+  return Decimal.min(left, atRatio);
 }
 
+/** What an intent received beyond its amount and no refund has given back yet, in its currency. */
+export const unrefundedExcess = (intent: { amount: Decimal; received: Decimal; refunded: Decimal }) =>
+  Decimal.max(0, intent.received.minus(intent.amount).minus(intent.refunded));
+
 /**
- * The overpaid part still unrefunded, in the pair's asset: what the intent received beyond its amount, less what
- * was refunded (both in its currency), converted back at the pair's ratio and rounded down to the asset's decimals,
- * and never more than the pair's refundable.
+ * The overpaid part still unrefunded, in the pair's asset (`amount`), and what refunding it counts (`counted`): the
+ * excess in the intent's currency, converted back at the pair's ratio and rounded down to the asset's decimals,
+ * never more than the pair's refundable. A refund of the whole excess counts as the whole excess, so rounding to
+ * the asset's decimals never leaves a sliver of it open; one the pair cannot cover counts what it pays.
  */
-export function excessOn(pair: ReceivedPair, intent: { amount: Decimal; received: Decimal; refunded: Decimal }, decimals: number): Decimal {
-  const excess = Decimal.max(0, intent.received.minus(intent.amount)).minus(intent.refunded);
-  if (excess.lte(0) || pair.counted.isZero()) return new Decimal(0);
-  const inAsset = pair.counted.eq(pair.countedBasis) ? excess : excess.times(pair.countedBasis).dividedBy(pair.counted);
-  return Decimal.min(refundableOn(pair), inAsset.toDecimalPlaces(decimals, Decimal.ROUND_DOWN));
+export function excessOn(pair: ReceivedPair, intent: { amount: Decimal; received: Decimal; refunded: Decimal }, decimals: number): { amount: Decimal; counted: Decimal } {
+  const excess = unrefundedExcess(intent);
+  const none = { amount: new Decimal(0), counted: new Decimal(0) };
+  if (excess.isZero() || pair.counted.isZero()) return none;
+  const inAsset = (pair.counted.eq(pair.countedBasis) ? excess : excess.times(pair.countedBasis).dividedBy(pair.counted)).toDecimalPlaces(decimals, Decimal.ROUND_DOWN);
+  const refundable = refundableOn(pair);
+  if (inAsset.isZero()) return none;
+  return inAsset.lte(refundable) ? { amount: inAsset, counted: excess } : { amount: refundable, counted: countedAmount(pair, refundable) };
 }
 
 /**

@@ -193,6 +193,33 @@ export async function recordCredit(
   return row!;
 }
 
+/**
+ * A credited deposit taken back (a reorganization): `amount_received` no longer counts it, as the contract's sum of
+ * completed deposits; the status stays (the contract has no way out of completed or expired).
+ */
+export async function uncountReversedDeposit(tx: Sql, tenant: Tenant, id: string, counted: string): Promise<void> {
+  await tx.query('UPDATE payment_intents SET amount_received = greatest(0, amount_received - $4) WHERE id = $1 AND organization_id = $2 AND mode = $3', [
+    id,
+    tenant.organizationId,
+    tenant.mode,
+    counted,
+  ]);
+}
+
+/**
+ * The intents the given transactions were credited to, locked in id order: a chain watcher taking several deposits
+ * back in one transaction locks every intent before any ledger account, as one credit does, in an order that cannot
+ * form a cycle with another such transaction.
+ */
+export async function lockIntentsOfTransactions(tx: Sql, transactionIds: readonly string[]): Promise<void> {
+  await tx.query(
+    `SELECT i.id FROM payment_intents i
+     WHERE i.id IN (SELECT payment_intent_id FROM transactions WHERE id = ANY($1::uuid[]) AND payment_intent_id IS NOT NULL)
+     ORDER BY i.id FOR UPDATE OF i`,
+    [transactionIds],
+  );
+}
+
 /** A deposit that could not be counted toward the intent (no fresh price) still counts as a deposit to it. */
 export async function countUncountedDeposit(tx: Sql, tenant: Tenant, id: string): Promise<void> {
   await tx.query('UPDATE payment_intents SET deposit_count = deposit_count + 1 WHERE id = $1 AND organization_id = $2 AND mode = $3', [

@@ -35,10 +35,12 @@ interface PayoutTerms {
 export interface QuoteRow extends PayoutTerms {
   used_at: Date | null;
   expires_at: Date;
+  /** 'excess': a refund of the overpayment, checked again at execution; null otherwise. */
+  refund_portion: 'excess' | null;
 }
 
 const QUOTE_COLUMNS = `id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount::text AS amount,
-  fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds, used_at, expires_at, created_at, ${REFUND_COLUMNS}`;
+  fee::text AS fee, user_sends::text AS user_sends, fee_total_usd::text AS fee_total_usd, estimated_seconds, used_at, expires_at, created_at, ${REFUND_COLUMNS}, refund_portion`;
 
 /**
  * Inserts the quote and its idempotency record with the answer in one statement (no transaction needed).
@@ -67,14 +69,15 @@ export async function insertQuote(sql: Sql, quote: Omit<QuoteRow, 'used_at'>, an
     quote.refund_amount_counted,
     quote.refund_network_fee,
     quote.refund_reason,
+    quote.refund_portion,
   ];
   const param = (value: unknown) => `$${params.push(value)}`;
   const [row] = await sql.query<{ claimed: boolean }>(
     `WITH ${claimCte(answer, null, param)}, quote AS (
        INSERT INTO payout_quotes (id, organization_id, mode, profile_id, external_ref, destination, asset, network, amount, fee,
          user_sends, fee_total_usd, estimated_seconds, expires_at, created_at, kind, payment_intent_id, refund_amount,
-         refund_amount_counted, refund_network_fee, refund_reason)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21 FROM claim
+         refund_amount_counted, refund_network_fee, refund_reason, refund_portion)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22 FROM claim
      )
      SELECT EXISTS (SELECT FROM claim) AS claimed`,
     params,

@@ -9,15 +9,18 @@ import type { Tenant } from './tenancy.js';
  * what an execution checks against: refunds of one intent are executed one after another.
  */
 export async function receivedPairs(sql: Sql, tenant: Tenant, intentId: string): Promise<ReceivedPair[]> {
-  const rows = await sql.query<{ asset: string; network: string; received: string; counted_basis: string; counted: string; refunded: string }>(
+  const rows = await sql.query<{ asset: string; network: string; received: string; counted_basis: string; counted: string; refunded: string; refunded_counted: string }>(
     `SELECT t.asset, t.network, sum(t.amount)::text AS received,
        coalesce(sum(t.amount) FILTER (WHERE t.counted_amount IS NOT NULL), 0)::text AS counted_basis,
        coalesce(sum(t.counted_amount), 0)::text AS counted,
-       (SELECT coalesce(sum(p.refund_amount), 0) FROM payouts p
-        WHERE p.payment_intent_id = $1 AND p.kind = 'refund' AND p.status <> 'failed' AND p.asset = t.asset AND p.network = t.network)::text AS refunded
+       r.refunded::text AS refunded, r.refunded_counted::text AS refunded_counted
      FROM transactions t
+     CROSS JOIN LATERAL (
+       SELECT coalesce(sum(p.refund_amount), 0) AS refunded, coalesce(sum(p.refund_amount_counted), 0) AS refunded_counted FROM payouts p
+       WHERE p.payment_intent_id = $1 AND p.kind = 'refund' AND p.status <> 'failed' AND p.asset = t.asset AND p.network = t.network
+     ) r
      WHERE t.payment_intent_id = $1 AND t.type = 'deposit' AND t.status = 'confirmed' AND t.organization_id = $2 AND t.mode = $3
-     GROUP BY t.asset, t.network ORDER BY t.asset, t.network`,
+     GROUP BY t.asset, t.network, r.refunded, r.refunded_counted ORDER BY t.asset, t.network`,
     [intentId, tenant.organizationId, tenant.mode],
   );
   return rows.map((r) => ({
@@ -27,7 +30,40 @@ export async function receivedPairs(sql: Sql, tenant: Tenant, intentId: string):
     countedBasis: new Decimal(r.counted_basis),
     counted: new Decimal(r.counted),
     refunded: new Decimal(r.refunded),
+    refundedCounted: new Decimal(r.refunded_counted),
   }));
+}
+
+/** A refund of the pair that did not fail, newest first, beside what the pair received. */
+export interface PairRefund {
+  id: string;
+  status: string;
+  refund_amount: string;
+  received: string;
+}
+
+/** The refunds not failed of the intent's pair, newest first, each with what the pair's confirmed deposits received. */
+export function pairRefunds(sql: Sql, tenant: Tenant, intentId: string, asset: string, network: string): Promise<PairRefund[]> {
+  return sql.query<PairRefund>(
+    `SELECT p.id, p.status, p.refund_amount::text AS refund_amount,
+       (SELECT coalesce(sum(t.amount), 0) FROM transactions t
+        WHERE t.payment_intent_id = $1 AND t.organization_id = $2 AND t.mode = $3 AND t.type = 'deposit' AND t.status = 'confirmed'
+          AND t.asset = $4 AND t.network = $5)::text AS received
+     FROM payouts p
+     WHERE p.payment_intent_id = $1 AND p.organization_id = $2 AND p.mode = $3 AND p.kind = 'refund' AND p.status <> 'failed'
+       AND p.asset = $4 AND p.network = $5
+     ORDER BY p.created_at DESC, p.id DESC`,
+    [intentId, tenant.organizationId, tenant.mode, asset, network],
+  );
+}
+
+/** What the intent's refunds that did not fail count in its currency: its `amount_refunded`. */
+export async function refundedCounted(sql: Sql, intentId: string): Promise<Decimal> {
+  const [row] = await sql.query<{ counted: string }>(
+    `SELECT coalesce(sum(refund_amount_counted), 0)::text AS counted FROM payouts WHERE payment_intent_id = $1 AND kind = 'refund' AND status <> 'failed'`,
+    [intentId],
+  );
+  return new Decimal(row!.counted);
 }
 
 /**

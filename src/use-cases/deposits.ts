@@ -9,7 +9,9 @@ import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import { creditFromWorld, returnToWorld } from '../store/ledger.js';
 import { failDeposit, findDepositByIdentity, findTransaction, insertDeposit, type TransactionRow } from '../store/transactions.js';
-import { countUncountedDeposit, findIntent, recordCredit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
+import { countUncountedDeposit, findIntent, recordCredit, uncountReversedDeposit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
+import { requestCancel } from '../store/payout-leases.js';
+import { pairRefunds } from '../store/refunds.js';
 import type { Tenant } from '../store/tenancy.js';
 import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
@@ -237,11 +239,17 @@ async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: Address
  * Takes a credited deposit back, in the caller's transaction: the chain no longer has it (a reorganization
  * deeper than its confirmations). The owner's available balance returns what it still holds of the amount to
  * the world account, the row becomes failed and `deposit.reversed` is recorded with what could not be taken
- * back (spent meanwhile). The intent keeps its state: the contract has no transition out of completed.
+ * back (spent meanwhile). The intent keeps its state (the contract has no transition out of completed), but its
+ * `amount_received` no longer counts the deposit; and refunds of the pair beyond what it still received are asked to
+ * cancel, newest first (their money never arrived: paying them would pay it out of the hot wallet), as the
+ * operator's cancel does; a refund already sent cannot be, and `deposit.reversed` names them all for the operator.
+ * The intent is locked before any ledger account, as a credit and a refund execution lock it.
  */
 export async function reverseDeposit(tx: Sql, tenant: Tenant, identity: { network: string; txHash: string; outputIndex: number; transactionId: string }, clock: Clock) {
   const transaction = await findTransaction(tx, tenant, identity.transactionId);
   if (!transaction || transaction.status !== 'confirmed') throw new Error(`deposit ${identity.transactionId} is not a confirmed deposit of its tenant`);
+  const intentId = transaction.payment_intent_id;
+  if (intentId) await findIntent(tx, tenant, intentId, true);
   const now = clock.now();
   const { unrecovered } = await returnToWorld(
     tx,
@@ -251,16 +259,15 @@ export async function reverseDeposit(tx: Sql, tenant: Tenant, identity: { networ
     { cause: `${depositCause(identity)}:reversal`, transactionId: transaction.id, createdAt: now },
   );
   await failDeposit(tx, transaction.id);
-  const related = transaction.payment_intent_id
-    ? { id: transaction.payment_intent_id, kind: 'payment_intent' as const }
-    : { id: transaction.address_id!, kind: 'address' as const };
+  const refunds = intentId ? await undoIntentCredit(tx, tenant, intentId, transaction, now) : { cancelRequested: [], sent: [] };
+  const related = intentId ? { id: intentId, kind: 'payment_intent' as const } : { id: transaction.address_id!, kind: 'address' as const };
   await recordEvent(
     tx,
     tenant,
     'deposit.reversed',
     {
       transaction_id: transaction.id,
-      payment_intent_id: transaction.payment_intent_id,
+      payment_intent_id: intentId,
       address_id: transaction.address_id,
       external_ref: transaction.external_ref,
       amount: toDecimalString(transaction.amount),
@@ -271,9 +278,31 @@ export async function reverseDeposit(tx: Sql, tenant: Tenant, identity: { networ
       address_sender: transaction.from_address,
       hash: transaction.tx_hash,
       reason: 'reorganization',
+      refunds_cancel_requested: refunds.cancelRequested,
+      refunds_beyond_received: refunds.sent,
     },
     related,
     now,
   );
-  return { transaction, unrecovered };
+  return { transaction, unrecovered, refunds };
+}
+
+/**
+ * The intent's side of a reversed credit: `amount_received` loses what it counted, and the pair's refunds beyond
+ * what the pair still received are asked to cancel, newest first (`cancelRequested`); those already past cancelling
+ * (`sent`: completed, or a sandbox refund) are named for the operator.
+ */
+async function undoIntentCredit(tx: Sql, tenant: Tenant, intentId: string, transaction: TransactionRow, now: Date) {
+  if (transaction.counted_amount !== null) await uncountReversedDeposit(tx, tenant, intentId, transaction.counted_amount);
+  const refunds = await pairRefunds(tx, tenant, intentId, transaction.asset, transaction.network!);
+  let beyond = refunds.reduce((sum, r) => sum.plus(r.refund_amount), new Decimal(0)).minus(refunds[0]?.received ?? 0);
+  const cancelRequested: string[] = [];
+  const sent: string[] = [];
+  for (const refund of refunds) {
+    if (beyond.lte(0)) break;
+    if (await requestCancel(tx, refund.id, now)) cancelRequested.push(refund.id);
+    else sent.push(refund.id);
+    beyond = beyond.minus(refund.refund_amount);
+  }
+  return { cancelRequested, sent };
 }

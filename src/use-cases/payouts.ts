@@ -165,6 +165,7 @@ export class Payouts {
         created_at: now,
         used_at: null,
         ...PAYOUT_TERMS,
+        refund_portion: null,
       };
       const view: QuoteView = {
         quote,
@@ -292,7 +293,7 @@ export class Payouts {
     }
     if (!sandbox) await store.markQuoteUsed(tx, tenant, quote.id, now);
     // Under the intent's row lock, taken before any ledger account as a deposit takes it: refunds of one intent queue here.
-    if (quote.kind === 'refund') await checkRefundable(tx, tenant, quote);
+    if (quote.kind === 'refund') await checkRefundable(tx, tenant, quote, now);
 
     const owner: Owner = { profileId: quote.profile_id, asset: quote.asset, network: quote.network };
     const transaction = await insertPayoutTransaction(

@@ -79,7 +79,7 @@ export class Refunds {
       throw new DomainError('invalid_request', `destination is not a valid ${pair.network} address.`, 'destination');
     }
     const refundable = refundableOn(pair);
-    const amount = this.amountOf(input, pair, network.decimals, {
+    const { amount, counted, portion } = this.amountOf(input, pair, network.decimals, {
       amount: new Decimal(intent.amount),
       received: new Decimal(intent.amount_received),
       refunded: amountRefunded(intent.refunds),
@@ -114,9 +114,10 @@ export class Refunds {
       kind: 'refund',
       payment_intent_id: intent.id,
       refund_amount: amount.toFixed(),
-      refund_amount_counted: countedAmount(pair, amount).toFixed(),
+      refund_amount_counted: counted.toFixed(),
       refund_network_fee: input.network_fee,
       refund_reason: input.reason ?? null,
+      refund_portion: portion,
     };
     const view: RefundQuoteView = { quote, refundable, insufficientFunds: route.available.lt(ownerPays) ? ownerPays.minus(route.available) : null };
     return (sql, answer) => store.insertQuote(sql, quote, answer(view));
@@ -165,23 +166,32 @@ export class Refunds {
     );
   }
 
-  /** The refund's amount in the pair's asset: as given, everything refundable (`all`), or the unrefunded overpayment (`excess`). */
-  private amountOf(input: RefundQuoteInput, pair: ReceivedPair, decimals: number, intent: Parameters<typeof excessOn>[1]): Decimal {
+  /**
+   * The refund's amount in the pair's asset: as given, everything refundable (`all`), or the unrefunded overpayment
+   * (`excess`, which its execution checks again); with what it counts in the intent's currency.
+   */
+  private amountOf(
+    input: RefundQuoteInput,
+    pair: ReceivedPair,
+    decimals: number,
+    intent: Parameters<typeof excessOn>[1],
+  ): { amount: Decimal; counted: Decimal; portion: 'excess' | null } {
+    if (input.portion === 'excess') {
+      const excess = excessOn(pair, intent, decimals);
+      if (excess.amount.isZero()) {
+        throw new DomainError('invalid_request', `This payment intent has no unrefunded overpayment in ${pair.asset} on ${pair.network}.`, 'portion');
+      }
+      return { ...excess, portion: 'excess' };
+    }
+    let amount: Decimal;
     if (input.amount !== undefined) {
-      const amount = parseAmount(input.amount, 'amount');
+      amount = parseAmount(input.amount, 'amount');
       checkDecimals(amount, decimals, pair.asset, 'amount');
-      return amount;
+    } else {
+      amount = refundableOn(pair);
+      if (amount.isZero()) throw new DomainError('refund_exceeds_refundable', `Everything received in ${pair.asset} on ${pair.network} was refunded already.`, 'portion');
     }
-    if ((input.portion ?? 'all') === 'all') {
-      const all = refundableOn(pair);
-      if (all.isZero()) throw new DomainError('refund_exceeds_refundable', `Everything received in ${pair.asset} on ${pair.network} was refunded already.`, 'portion');
-      return all;
-    }
-    const excess = excessOn(pair, intent, decimals);
-    if (excess.isZero()) {
-      throw new DomainError('invalid_request', `This payment intent has no unrefunded overpayment in ${pair.asset} on ${pair.network}.`, 'portion');
-    }
-    return excess;
+    return { amount, counted: countedAmount(pair, amount), portion: null };
   }
 
   // Reads and the sandbox ------------------------------------------------------------------------------------

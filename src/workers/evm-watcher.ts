@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { EvmChainReader, EvmTransfer } from '../providers/chains/evm-rpc.js';
 import * as watch from '../store/chain-watch.js';
 import type { Database } from '../store/database.js';
+import { lockIntentsOfTransactions } from '../store/payment-intents.js';
 import { failDeposit } from '../store/transactions.js';
 import { reverseDeposit, type CreditPrices } from '../use-cases/deposits.js';
 import { ChainCredits, recordChainDeposits, tenantOfRow, type SeenChainDeposit } from './chain-deposits.js';
@@ -122,13 +123,15 @@ export class EvmWatcher {
     const { network } = this.options;
     await this.db.transaction(async (tx) => {
       if (!(await watch.claimCursor(tx, network, cursor))) return;
-      for (const deposit of await watch.chainDepositsFrom(tx, network, fork)) {
+      const deposits = await watch.chainDepositsFrom(tx, network, fork);
+      await lockIntentsOfTransactions(tx, deposits.filter((d) => d.status !== 'pending').map((d) => d.transaction_id));
+      for (const deposit of deposits) {
         if (deposit.status === 'pending') {
           await watch.forgetChainDeposit(tx, deposit);
           await failDeposit(tx, deposit.transaction_id);
           continue;
         }
-        const { unrecovered } = await reverseDeposit(
+        const { unrecovered, refunds } = await reverseDeposit(
           tx,
           tenantOfRow(deposit),
           { network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, transactionId: deposit.transaction_id },
@@ -136,7 +139,16 @@ export class EvmWatcher {
         );
         await watch.setChainDepositStatus(tx, deposit, 'reversed');
         this.log.error(
-          { network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, organizationId: deposit.organization_id, amount: deposit.amount, unrecovered: unrecovered.toFixed() },
+          {
+            network,
+            txHash: deposit.tx_hash,
+            outputIndex: deposit.output_index,
+            organizationId: deposit.organization_id,
+            amount: deposit.amount,
+            unrecovered: unrecovered.toFixed(),
+            refundsCancelRequested: refunds.cancelRequested,
+            refundsBeyondReceived: refunds.sent,
+          },
           'chain watcher: a credited deposit vanished in a reorganization deeper than its confirmations; its credit was reversed (deposit.reversed)',
         );
       }
