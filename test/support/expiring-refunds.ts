@@ -84,6 +84,8 @@ export function expiringRefundSuite(rig: ExpiringChainRig, crash: ReturnType<typ
     expect(await available(paid.organizationId, asset)).toBe(new Decimal(before).minus(done.owner_pays).toFixed());
     expect(await feesHeld(paid.organizationId)).toBe(new Decimal(done.fee).toFixed());
     expect(await refundEvents(paid)).toEqual(['refund.created', 'refund.completed']);
+    const rows = json<{ data: { status: string; amount: string; fee: string; tx_hash: string; refund: unknown }[] }>(await world.t.call(paid.key, 'GET', '/transactions?type=refund')).data;
+    expect(rows).toMatchObject([{ status: 'confirmed', amount: done.owner_pays, fee: done.fee, tx_hash: done.tx_hash, refund: { id: done.id, payment_intent_id: paid.intentId } }]);
     expect((await verifyLedger(world.t.db)).ok).toBe(true);
   }
 
