@@ -12,6 +12,8 @@ import type { tronPayoutKit } from './tron/live-payouts.js';
 export interface ExpiringChainRig {
   /** As the tests' names say it: Tron, Solana. */
   chain: string;
+  /** The catalog's network code: tron, solana. */
+  network: string;
   /** The token paid out (6 decimals). */
   asset: string;
   world: { t: TestApp };

@@ -350,21 +350,21 @@ const REF_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const randomRefCode = () => Array.from({ length: 5 }, () => REF_ALPHABET[Math.floor(Math.random() * REF_ALPHABET.length)]).join('');
 
 /**
- * A live-mode intent with one address, written straight to the database: live custody is not configured,
- * so the API cannot create one, yet isolation must hold for live rows too.
+ * A live-mode intent of 10 in the pair's asset with one address on the pair, written straight to the database:
+ * live custody is not configured, so the API cannot create one, yet isolation must hold for live rows too.
  */
-export async function insertLiveIntent(t: TestApp, organizationId: string): Promise<{ id: string; addressId: string }> {
+export async function insertLiveIntent(t: TestApp, organizationId: string, pair = { asset: 'USDC', network: 'solana' }): Promise<{ id: string; addressId: string }> {
   const id = randomUUID();
   const addressId = randomUUID();
   await t.db.query(
     `INSERT INTO payment_intents (id, organization_id, mode, ref_code, amount, currency, currencies, status, expires_at)
-     VALUES ($1, $2, 'live', $3, 10, 'USDC', ARRAY['USDC'], 'pending', now() + interval '1 hour')`,
-    [id, organizationId, randomRefCode()],
+     VALUES ($1, $2, 'live', $3, 10, $4, ARRAY[$4::text], 'pending', now() + interval '1 hour')`,
+    [id, organizationId, randomRefCode(), pair.asset],
   );
   await t.db.query(
     `INSERT INTO deposit_addresses (id, organization_id, mode, payment_intent_id, position, asset, network, address)
-     VALUES ($1, $2, 'live', $3, 0, 'USDC', 'solana', $4)`,
-    [addressId, organizationId, id, `live-intent-${addressId}`],
+     VALUES ($1, $2, 'live', $3, 0, $5, $6, $4)`,
+    [addressId, organizationId, id, `live-intent-${addressId}`, pair.asset, pair.network],
   );
   return { id, addressId };
 }

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, lamports, type Address } from '@solana/kit';
+import { address, createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, lamports, type Address } from '@solana/kit';
 import { afterAll, beforeAll } from 'vitest';
 import { Catalog } from '../../../src/domain/catalog.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
 import { TablePriceSource } from '../../../src/providers/prices/table-price-source.js';
 import { startTestApp, type TestApp } from '../app.js';
+import type { ExpiringChainRig } from '../expiring-crash-points.js';
+import type { tronPayoutKit } from '../tron/live-payouts.js';
 import { solanaRpcWorld, USDC_MINT, USDT_MINT } from './rpc-world.js';
 
 /** A hot wallet key as solana-keygen writes it: a JSON array of the 32-byte secret then the 32-byte public key. */
@@ -75,3 +77,26 @@ export const recordedTxs = (world: SolanaPayoutWorld, payoutId: string) =>
     'SELECT tx_id, status, signing, deadline::text AS deadline FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing',
     [payoutId],
   );
+
+/** The world's Solana as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
+export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
+  /** The test chain, once the world has started it. */
+  const chain = () => world.chain.chain;
+  return {
+    chain: 'Solana',
+    network: 'solana',
+    asset: 'USDC',
+    world,
+    kit,
+    freshDestination: freshWallet,
+    received: (destination) => chain().tokenBalance(address(destination), USDC_MINT),
+    landed: async (payoutId) => (await kit.recorded(payoutId)).filter((tx) => chain().landed(tx.tx_id) !== null).map((tx) => tx.tx_id),
+    // Finalized is 32 slots behind the head in the test chain.
+    finalize: () => chain().mine(33),
+    dropSends: (drop) => {
+      chain().send = drop ? 'drop' : 'take';
+    },
+    // A Solana deadline is a last valid block height: passed once the finalized height is above it.
+    passDeadlines: (deadlines) => chain().mineUntilFinalizedAbove(deadlines.reduce((a, b) => (a > b ? a : b))),
+  };
+}

@@ -8,6 +8,7 @@ import { localTronSigner } from '../../../src/providers/chains/tron/signer.js';
 import type { TronPayoutsConfig } from '../../../src/config.js';
 import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
 import { startTestApp, type TestApp } from '../app.js';
+import type { ExpiringChainRig } from '../expiring-crash-points.js';
 import type { PayoutObject } from '../evm/live-payouts.js';
 import { createTenant, creditDirect, extraKey, insertLiveAddress, json } from '../partner.js';
 import { FakeTronNode } from './fake-node.js';
@@ -138,5 +139,26 @@ export function tronPayoutKit(world: Pick<TronPayoutWorld, 't'>, network = 'tron
         'SELECT tx_id, status, signing, deadline::text AS deadline FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing',
         [payoutId],
       ),
+  };
+}
+
+/** The world's Tron as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
+export function tronChainRig(world: TronPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
+  return {
+    chain: 'Tron',
+    network: 'tron',
+    asset: 'USDT',
+    world,
+    kit,
+    freshDestination: async () => kit.freshDestination(),
+    received: async (destination) => world.node.tokenBalance(USDT, destination),
+    landed: async (_, destination) => world.node.transfersTo(destination).map((transfer) => transfer.txId),
+    // The solidified head is about 19 blocks behind; the catalog asks 20 confirmations.
+    finalize: () => world.node.mine(21),
+    dropSends: (drop) => {
+      world.node.dropBroadcasts = drop;
+    },
+    // A Tron deadline is an expiration in ms: passed once the solidified block's time is at or after it.
+    passDeadlines: (deadlines) => world.node.mineUntilSolidAt(Number(deadlines.reduce((a, b) => (a > b ? a : b)))),
   };
 }
