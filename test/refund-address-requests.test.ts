@@ -54,6 +54,9 @@ const review = (path: string, pair: string, address: string, app = t) => post(ap
 const submit = (path: string, pair: string, address: string, app = t) => post(app, `${path}/submit`, { pair, address });
 const problemOf = (res: LightMyRequestResponse) => /<p class="problem" id="problem" role="alert">([^<]+)<\/p>/.exec(res.body)?.[1];
 const NOT_VALID = 'This refund link is unknown, already used or no longer valid.';
+/** The address a received page shows as recorded; undefined on any other page. */
+const receivedAddress = (res: LightMyRequestResponse) =>
+  /<h1>(?:Refund address received|Dirección de reembolso recibida)<\/h1>[\s\S]*<code class="address" id="address">([^<]+)<\/code>/.exec(res.body)?.[1];
 
 describe('POST /payment-intents/{id}/refund-address-requests', () => {
   it('answers 201 with the single-use link, the pairs the money came on, open, nothing chosen yet, valid 7 days by default', async () => {
@@ -280,13 +283,11 @@ describe('the payer submits an address: review, then submit, once', () => {
     expect(read).toMatchObject({ status: 'submitted', asset: 'USDC', network: 'ethereum', address: EVM });
     expect(read.submitted_at).not.toBeNull();
 
-    // Used: a second submission, the page and the review all get the neutral page, and nothing changes.
+    // Used: a second submission with another address changes nothing (the received page shows the first).
     const again = await submit(link, 'USDT/tron', TRON);
-    expect(again.statusCode).toBe(404);
-    expect(again.body).toContain(NOT_VALID);
-    expect((await page(t, link)).statusCode).toBe(404);
-    expect((await review(link, 'USDT/tron', TRON)).statusCode).toBe(404);
-    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`)).address).toBe(EVM);
+    expect(again.statusCode).toBe(200);
+    expect(receivedAddress(again)).toBe(EVM);
+    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`))).toMatchObject(read);
 
     const events = await listPage(t, tenant.key, '/events', `?type=refund_address.submitted&related_to=${intent.id}`);
     expect(events.data).toHaveLength(1);
@@ -298,13 +299,46 @@ describe('the payer submits an address: review, then submit, once', () => {
     });
   });
 
-  it('of concurrent submissions of one link exactly one is recorded (the row is claimed while open)', async () => {
+  it('a used link shows the address it recorded again (reload, double click on Confirm, back to the form), with no form, changing nothing', async () => {
     const intent = await paidIntent();
-    const link = linkPath((await createRequest(t, tenant.key, intent.id)).url!);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => submit(link, 'USDT/tron', TRON)));
-    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, ...Array<number>(9).fill(404)]);
+    const created = await createRequest(t, tenant.key, intent.id);
+    const link = linkPath(created.url!);
+    expect((await submit(link, 'USDT/tron', TRON)).statusCode).toBe(200);
+    const recorded = json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`));
+
+    const answers = {
+      reload: await page(t, link),
+      reloadInSpanish: await page(t, link, { 'accept-language': 'es' }),
+      doubleClick: await submit(link, 'USDT/tron', TRON),
+      otherAddress: await submit(link, 'USDC/ethereum', EVM),
+      review: await review(link, 'USDC/ethereum', EVM),
+      changeIt: await post(t, link, { pair: 'USDC/ethereum', address: EVM }),
+    };
+    for (const [name, res] of Object.entries(answers)) {
+      expect(res.statusCode, name).toBe(200);
+      expect(receivedAddress(res), name).toBe(TRON);
+      expect(res.body, name).not.toContain('<form');
+      expect(res.body, name).not.toContain(EVM);
+    }
+    expect(answers.reload.body).toContain('Refund address received');
+    expect(answers.reloadInSpanish.body).toContain('Dirección de reembolso recibida');
+
+    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`))).toEqual(recorded);
     const events = await listPage(t, tenant.key, '/events', `?type=refund_address.submitted&related_to=${intent.id}`);
     expect(events.data).toHaveLength(1);
+  });
+
+  it('of concurrent submissions of one link exactly one is recorded (the row is claimed while open); every answer shows that one', async () => {
+    const intent = await paidIntent();
+    const link = linkPath((await createRequest(t, tenant.key, intent.id)).url!);
+    // Half type another address: whichever wins, all ten pages name the same recorded one.
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? submit(link, 'USDT/tron', TRON) : submit(link, 'USDC/ethereum', EVM))));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array<number>(10).fill(200));
+    const shown = new Set(answers.map(receivedAddress));
+    expect(shown.size).toBe(1);
+    const events = await listPage(t, tenant.key, '/events', `?type=refund_address.submitted&related_to=${intent.id}`);
+    expect(events.data).toHaveLength(1);
+    expect((events.data[0] as { data: { address: string } }).data.address).toBe([...shown][0]);
   });
 
   it('submittedRefundAddress (what a refund quote reads) answers the submitted pair and address, for its tenant and intent only', async () => {

@@ -65,12 +65,9 @@ export async function findRefundAddressRequest(sql: Sql, tenant: Tenant, id: str
   return row ?? null;
 }
 
-/** The request a link opens: only an open one before its expiry; used, cancelled, expired and unknown alike are none. */
-export async function findOpenRequestByToken(sql: Sql, tokenHash: string, now: Date): Promise<RefundAddressRequestRow | null> {
-  const [row] = await sql.query<RefundAddressRequestRow>(
-    `SELECT ${COLUMNS} FROM refund_address_requests WHERE token_hash = $1 AND status = 'open' AND expires_at > $2`,
-    [tokenHash, now],
-  );
+/** The request a token opens, whatever its status: the use case decides what the page shows for it. */
+export async function findRequestByToken(sql: Sql, tokenHash: string): Promise<RefundAddressRequestRow | null> {
+  const [row] = await sql.query<RefundAddressRequestRow>(`SELECT ${COLUMNS} FROM refund_address_requests WHERE token_hash = $1`, [tokenHash]);
   return row ?? null;
 }
 
