@@ -386,4 +386,57 @@ describe('cancelled and expired links', () => {
       expect(errorOf(cancel)).toMatchObject({ code: 'invalid_state' });
     });
   });
+
+  it('a link submitted before its expiry keeps showing the recorded address after it: only a link that expired open is dead', async () => {
+    await withManualClock(t, async (app, clock) => {
+      const own = await createTenant(app);
+      const link = linkPath((await createRequest(app, own.key, (await paidIntent(app, own.key)).id, { expires_in_seconds: 900 })).url!);
+      expect((await submit(link, 'USDT/tron', TRON, app)).statusCode).toBe(200);
+      clock.advance(900 * 1000);
+      const later = await page(app, link);
+      expect(later.statusCode).toBe(200);
+      expect(receivedAddress(later)).toBe(TRON);
+    });
+  });
+});
+
+describe('the page shows, per pair, what refunds took and what is left', () => {
+  const refund = async (intentId: string, body: Record<string, unknown>) => {
+    const quote = await t.call(tenant.key, 'POST', `/payment-intents/${intentId}/refunds/quote`, {
+      body: { network_fee: 'deducted', ...body },
+      idempotencyKey: randomUUID(),
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const res = await t.call(tenant.key, 'POST', '/refunds', { body: { quote_id: json<{ quote_id: string }>(quote).quote_id }, idempotencyKey: randomUUID() });
+    expect(res.statusCode, res.body).toBe(201);
+    return json<{ id: string }>(res).id;
+  };
+  const refundedLine = (res: LightMyRequestResponse, pair: string) => new RegExp(`<li>${pair}<span class="refunded">([^<]+)</span></li>`).exec(res.body)?.[1];
+
+  it('a refund pending or completed counts on its pair only (form and received page alike); a failed one gives its room back', async () => {
+    // Tron's sandbox network fee is 3 USDT: amounts well above it, so each refund is deducted from itself.
+    const intent = await createIntent(t, tenant.key, { amount: '100', currencies: ['USDC', 'USDT'] });
+    await simulate(t, tenant.key, intent.id, { amount: '2', currency: 'USDC', network: 'ethereum' });
+    await simulate(t, tenant.key, intent.id, { amount: '10', currency: 'USDT', network: 'tron' });
+    const created = await createRequest(t, tenant.key, intent.id);
+    const link = linkPath(created.url!);
+    const pending = await refund(intent.id, { asset: 'USDT', network: 'tron', amount: '4.25', destination: TRON });
+
+    const form = await page(t, link);
+    expect(refundedLine(form, '10 USDT on Tron')).toBe('4.25 USDT refunded or on its way; 5.75 USDT can still be refunded');
+    expect(form.body).toContain('<li>2 USDC on Ethereum</li>');
+    const spanish = await page(t, link, { 'accept-language': 'es' });
+    expect(refundedLine(spanish, '10 USDT en Tron')).toBe('4.25 USDT reembolsados o en camino; aún se pueden reembolsar 5.75 USDT');
+
+    // The payer's own address, then the rest of the pair through it: the received page follows the refunds.
+    await submit(link, 'USDT/tron', TRON);
+    await refund(intent.id, { asset: 'USDT', network: 'tron', amount: '5.75', refund_address_id: created.id });
+    const done = await page(t, link);
+    expect(receivedAddress(done)).toBe(TRON);
+    expect(refundedLine(done, '10 USDT on Tron')).toBe('10 USDT refunded or on its way; 0 USDT can still be refunded');
+
+    const failed = await t.call(tenant.key, 'POST', `/test/refunds/${pending}/simulate`, { body: { outcome: 'failed' } });
+    expect(failed.statusCode, failed.body).toBe(200);
+    expect(refundedLine(await page(t, link), '10 USDT on Tron')).toBe('5.75 USDT refunded or on its way; 4.25 USDT can still be refunded');
+  });
 });
