@@ -53,7 +53,7 @@ const post = (app: TestApp, path: string, fields: Record<string, string>) =>
 const review = (path: string, pair: string, address: string, app = t) => post(app, `${path}/review`, { pair, address });
 const submit = (path: string, pair: string, address: string, app = t) => post(app, `${path}/submit`, { pair, address });
 const problemOf = (res: LightMyRequestResponse) => /<p class="problem" id="problem" role="alert">([^<]+)<\/p>/.exec(res.body)?.[1];
-const NOT_VALID = 'This refund link is unknown, already used or no longer valid.';
+const NOT_VALID = 'This refund link is unknown or no longer valid.';
 /** The address a received page shows as recorded; undefined on any other page. */
 const receivedAddress = (res: LightMyRequestResponse) =>
   /<h1>(?:Refund address received|Dirección de reembolso recibida)<\/h1>[\s\S]*<code class="address" id="address">([^<]+)<\/code>/.exec(res.body)?.[1];

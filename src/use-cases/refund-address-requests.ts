@@ -18,13 +18,13 @@ import {
 import { encodeAddress, isValidDestination, type AddressFormat } from '../providers/chains/address-codecs.js';
 import type { Database, Sql } from '../store/database.js';
 import { findIntent } from '../store/payment-intents.js';
-import { receivedPairs as refundablePairs } from '../store/refunds.js';
+import { receivedPairs } from '../store/refunds.js';
 import {
   cancelRefundAddressRequest,
+  creditedPairs,
   findRequestByToken,
   findRefundAddressRequest,
   insertRefundAddressRequest,
-  receivedPairs,
   submitRefundAddress,
   type RefundAddressRequestRow,
 } from '../store/refund-address-requests.js';
@@ -89,8 +89,8 @@ export class RefundAddressRequests {
     const ttl = input.expires_in_seconds ?? REFUND_LINK_TTL_SECONDS.default;
     const intent = await findIntent(tx, tenant, paymentIntentId);
     if (!intent) throw notFound('payment intent', 'payment_intent_id');
-    const received = await receivedPairs(tx, tenant, paymentIntentId);
-    if (received.length === 0) {
+    const credited = await creditedPairs(tx, tenant, paymentIntentId);
+    if (credited.length === 0) {
       throw new DomainError('invalid_request', 'The payment intent has received nothing: there is nothing to refund.', 'payment_intent_id');
     }
     const now = this.clock.now();
@@ -101,7 +101,7 @@ export class RefundAddressRequests {
       mode: tenant.mode,
       payment_intent_id: paymentIntentId,
       token_hash: hashLinkToken(token),
-      networks: received.map(({ asset, network }) => ({ asset, network })),
+      networks: credited,
       expires_at: new Date(now.getTime() + ttl * 1000),
       created_at: now,
     });
@@ -195,7 +195,7 @@ export class RefundAddressRequests {
     const intent = await findIntent(sql, tenant, request.payment_intent_id);
     if (!intent) return null;
     // The refunds' own reading (credited, and taken by refunds not failed, per pair): the page and a quote agree.
-    const pairs = await refundablePairs(sql, tenant, request.payment_intent_id);
+    const pairs = await receivedPairs(sql, tenant, request.payment_intent_id);
     return {
       refCode: intent.ref_code,
       sandbox: request.mode === 'test',

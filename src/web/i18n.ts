@@ -69,7 +69,7 @@ const en = {
   refundProblemChecksum:
     'Enter the address exactly as your wallet shows it, with its capital and small letters: they are a checksum that catches typing mistakes.',
   refundInvalidTitle: 'Link not valid',
-  refundInvalidBody: 'This refund link is unknown, already used or no longer valid. Ask whoever sent it for a new one.',
+  refundInvalidBody: 'This refund link is unknown or no longer valid. Ask whoever sent it for a new one.',
 };
 
 const es: typeof en = {
@@ -139,7 +139,7 @@ const es: typeof en = {
   refundProblemChecksum:
     'Escribe la dirección tal como la muestra tu billetera, con sus mayúsculas y minúsculas: son una suma de verificación que detecta errores de escritura.',
   refundInvalidTitle: 'Enlace no válido',
-  refundInvalidBody: 'Este enlace de reembolso no existe, ya se usó o ya no es válido. Pide uno nuevo a quien te lo envió.',
+  refundInvalidBody: 'Este enlace de reembolso no existe o ya no es válido. Pide uno nuevo a quien te lo envió.',
 };
 
 export type Messages = typeof en;
