@@ -3,7 +3,6 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
-import { refundableOn } from '../domain/refunds.js';
 import { isUuid } from '../domain/ids.js';
 import {
   findPair,
@@ -15,6 +14,7 @@ import {
   refundAddressStatus,
   type RefundPair,
 } from '../domain/refund-address-requests.js';
+import { refundableOn } from '../domain/refunds.js';
 import { encodeAddress, isValidDestination, type AddressFormat } from '../providers/chains/address-codecs.js';
 import type { Database, Sql } from '../store/database.js';
 import { findIntent } from '../store/payment-intents.js';
@@ -64,7 +64,7 @@ export type Submission =
   /** The link was already used: the address it recorded, unchanged, whatever was posted this time. */
   | { outcome: 'recorded'; choice: PayerChoice; view: RefundLinkView }
   | { outcome: 'refused'; problem: AddressProblem; view: RefundLinkView }
-  /** The link opens nothing (unknown, used, cancelled, expired): one answer for all, so it tells nothing. */
+  /** The link opens nothing (unknown, cancelled, expired while open): one answer for all, so it tells nothing. */
   | { outcome: 'invalid' };
 
 /** Longer than any address of the catalog's formats; anything longer is refused before any decoding. */
