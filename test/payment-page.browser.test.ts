@@ -240,14 +240,27 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
     expect(await page.locator('h1').textContent()).toBe('Pay 25 USDC');
   });
 
-  it('the refund link: choose the network, type the address, see it refused, review, confirm; each step at phone and desktop width in English and Spanish without an axe violation', async () => {
+  it('the refund link: choose the network, type the address, see it refused, review, confirm, open it again; each step at phone and desktop width in English and Spanish without an axe violation', async () => {
     const intent = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
     await simulate(t, tenant.key, intent.id, { amount: '5', currency: 'USDC', network: 'ethereum' });
     await simulate(t, tenant.key, intent.id, { amount: '5', currency: 'USDT', network: 'tron' });
     const created = await t.call(tenant.key, 'POST', `/payment-intents/${intent.id}/refund-address-requests`, { body: {}, idempotencyKey: randomUUID() });
     const link = new URL((created.json() as { url: string }).url).pathname;
+    // A refund already took part of the USDT: the pages say what was refunded and what is left (its contrast checked too).
+    const quote = await t.call(tenant.key, 'POST', `/payment-intents/${intent.id}/refunds/quote`, {
+      body: { asset: 'USDT', network: 'tron', amount: '4', destination: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', network_fee: 'deducted' },
+      idempotencyKey: randomUUID(),
+    });
+    const refund = await t.call(tenant.key, 'POST', '/refunds', { body: { quote_id: (quote.json() as { quote_id: string }).quote_id }, idempotencyKey: randomUUID() });
+    expect(refund.statusCode, refund.body).toBe(201);
     const steps: [string, (page: Page, lang: string) => Promise<void>][] = [
-      ['form', async (page, lang) => void (await visit(page, `${link}?lang=${lang}`))],
+      [
+        'form',
+        async (page, lang) => {
+          await visit(page, `${link}?lang=${lang}`);
+          expect(await page.locator('.refunded').count()).toBe(1);
+        },
+      ],
       [
         'refused',
         async (page) => {
@@ -281,5 +294,13 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
     await desktop.locator('h1', { hasText: 'Dirección de reembolso recibida' }).waitFor();
     await expectAccessible(desktop, 'refund received es desktop');
     await desktop.screenshot({ path: artifactPath('refund-link-received-es-desktop.png'), fullPage: true });
+    // Opened again (a reload, the link from the email): the received page, not "link not valid".
+    await visit(phone, `${link}?lang=en`);
+    await phone.locator('h1', { hasText: 'Refund address received' }).waitFor();
+    expect(await phone.locator('code.address').textContent()).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+    expect(await phone.locator('.refunded').textContent()).toBe('4 USDT refunded or on its way; 1 USDT can still be refunded');
+    expect(await phone.locator('form').count()).toBe(0);
+    await expectAccessible(phone, 'refund received again en phone');
+    await phone.screenshot({ path: artifactPath('refund-link-received-again-en-phone.png'), fullPage: true });
   });
 });

@@ -53,7 +53,10 @@ const post = (app: TestApp, path: string, fields: Record<string, string>) =>
 const review = (path: string, pair: string, address: string, app = t) => post(app, `${path}/review`, { pair, address });
 const submit = (path: string, pair: string, address: string, app = t) => post(app, `${path}/submit`, { pair, address });
 const problemOf = (res: LightMyRequestResponse) => /<p class="problem" id="problem" role="alert">([^<]+)<\/p>/.exec(res.body)?.[1];
-const NOT_VALID = 'This refund link is unknown, already used or no longer valid.';
+const NOT_VALID = 'This refund link is unknown or no longer valid.';
+/** The address a received page shows as recorded; undefined on any other page. */
+const receivedAddress = (res: LightMyRequestResponse) =>
+  /<h1>(?:Refund address received|Dirección de reembolso recibida)<\/h1>[\s\S]*<code class="address" id="address">([^<]+)<\/code>/.exec(res.body)?.[1];
 
 describe('POST /payment-intents/{id}/refund-address-requests', () => {
   it('answers 201 with the single-use link, the pairs the money came on, open, nothing chosen yet, valid 7 days by default', async () => {
@@ -280,13 +283,11 @@ describe('the payer submits an address: review, then submit, once', () => {
     expect(read).toMatchObject({ status: 'submitted', asset: 'USDC', network: 'ethereum', address: EVM });
     expect(read.submitted_at).not.toBeNull();
 
-    // Used: a second submission, the page and the review all get the neutral page, and nothing changes.
+    // Used: a second submission with another address changes nothing (the received page shows the first).
     const again = await submit(link, 'USDT/tron', TRON);
-    expect(again.statusCode).toBe(404);
-    expect(again.body).toContain(NOT_VALID);
-    expect((await page(t, link)).statusCode).toBe(404);
-    expect((await review(link, 'USDT/tron', TRON)).statusCode).toBe(404);
-    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`)).address).toBe(EVM);
+    expect(again.statusCode).toBe(200);
+    expect(receivedAddress(again)).toBe(EVM);
+    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`))).toMatchObject(read);
 
     const events = await listPage(t, tenant.key, '/events', `?type=refund_address.submitted&related_to=${intent.id}`);
     expect(events.data).toHaveLength(1);
@@ -298,13 +299,46 @@ describe('the payer submits an address: review, then submit, once', () => {
     });
   });
 
-  it('of concurrent submissions of one link exactly one is recorded (the row is claimed while open)', async () => {
+  it('a used link shows the address it recorded again (reload, double click on Confirm, back to the form), with no form, changing nothing', async () => {
     const intent = await paidIntent();
-    const link = linkPath((await createRequest(t, tenant.key, intent.id)).url!);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => submit(link, 'USDT/tron', TRON)));
-    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, ...Array<number>(9).fill(404)]);
+    const created = await createRequest(t, tenant.key, intent.id);
+    const link = linkPath(created.url!);
+    expect((await submit(link, 'USDT/tron', TRON)).statusCode).toBe(200);
+    const recorded = json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`));
+
+    const answers = {
+      reload: await page(t, link),
+      reloadInSpanish: await page(t, link, { 'accept-language': 'es' }),
+      doubleClick: await submit(link, 'USDT/tron', TRON),
+      otherAddress: await submit(link, 'USDC/ethereum', EVM),
+      review: await review(link, 'USDC/ethereum', EVM),
+      changeIt: await post(t, link, { pair: 'USDC/ethereum', address: EVM }),
+    };
+    for (const [name, res] of Object.entries(answers)) {
+      expect(res.statusCode, name).toBe(200);
+      expect(receivedAddress(res), name).toBe(TRON);
+      expect(res.body, name).not.toContain('<form');
+      expect(res.body, name).not.toContain(EVM);
+    }
+    expect(answers.reload.body).toContain('Refund address received');
+    expect(answers.reloadInSpanish.body).toContain('Dirección de reembolso recibida');
+
+    expect(json<RequestObject>(await t.call(tenant.key, 'GET', `/refund-address-requests/${created.id}`))).toEqual(recorded);
     const events = await listPage(t, tenant.key, '/events', `?type=refund_address.submitted&related_to=${intent.id}`);
     expect(events.data).toHaveLength(1);
+  });
+
+  it('of concurrent submissions of one link exactly one is recorded (the row is claimed while open); every answer shows that one', async () => {
+    const intent = await paidIntent();
+    const link = linkPath((await createRequest(t, tenant.key, intent.id)).url!);
+    // Half type another address: whichever wins, all ten pages name the same recorded one.
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? submit(link, 'USDT/tron', TRON) : submit(link, 'USDC/ethereum', EVM))));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array<number>(10).fill(200));
+    const shown = new Set(answers.map(receivedAddress));
+    expect(shown.size).toBe(1);
+    const events = await listPage(t, tenant.key, '/events', `?type=refund_address.submitted&related_to=${intent.id}`);
+    expect(events.data).toHaveLength(1);
+    expect(events.data[0]?.data.address).toBe([...shown][0]);
   });
 
   it('submittedRefundAddress (what a refund quote reads) answers the submitted pair and address, for its tenant and intent only', async () => {
@@ -351,5 +385,58 @@ describe('cancelled and expired links', () => {
       const cancel = await app.call(own.key, 'POST', `/refund-address-requests/${created.id}/cancel`, { idempotencyKey: randomUUID() });
       expect(errorOf(cancel)).toMatchObject({ code: 'invalid_state' });
     });
+  });
+
+  it('a link submitted before its expiry keeps showing the recorded address after it: only a link that expired open is dead', async () => {
+    await withManualClock(t, async (app, clock) => {
+      const own = await createTenant(app);
+      const link = linkPath((await createRequest(app, own.key, (await paidIntent(app, own.key)).id, { expires_in_seconds: 900 })).url!);
+      expect((await submit(link, 'USDT/tron', TRON, app)).statusCode).toBe(200);
+      clock.advance(900 * 1000);
+      const later = await page(app, link);
+      expect(later.statusCode).toBe(200);
+      expect(receivedAddress(later)).toBe(TRON);
+    });
+  });
+});
+
+describe('the page shows, per pair, what refunds took and what is left', () => {
+  const refund = async (intentId: string, body: Record<string, unknown>) => {
+    const quote = await t.call(tenant.key, 'POST', `/payment-intents/${intentId}/refunds/quote`, {
+      body: { network_fee: 'deducted', ...body },
+      idempotencyKey: randomUUID(),
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const res = await t.call(tenant.key, 'POST', '/refunds', { body: { quote_id: json<{ quote_id: string }>(quote).quote_id }, idempotencyKey: randomUUID() });
+    expect(res.statusCode, res.body).toBe(201);
+    return json<{ id: string }>(res).id;
+  };
+  const refundedLine = (res: LightMyRequestResponse, pair: string) => new RegExp(`<li>${pair}<span class="refunded">([^<]+)</span></li>`).exec(res.body)?.[1];
+
+  it('a refund pending or completed counts on its pair only (form and received page alike); a failed one gives its room back', async () => {
+    // Tron's sandbox network fee is 3 USDT: amounts well above it, so each refund is deducted from itself.
+    const intent = await createIntent(t, tenant.key, { amount: '100', currencies: ['USDC', 'USDT'] });
+    await simulate(t, tenant.key, intent.id, { amount: '2', currency: 'USDC', network: 'ethereum' });
+    await simulate(t, tenant.key, intent.id, { amount: '10', currency: 'USDT', network: 'tron' });
+    const created = await createRequest(t, tenant.key, intent.id);
+    const link = linkPath(created.url!);
+    const pending = await refund(intent.id, { asset: 'USDT', network: 'tron', amount: '4.25', destination: TRON });
+
+    const form = await page(t, link);
+    expect(refundedLine(form, '10 USDT on Tron')).toBe('4.25 USDT refunded or on its way; 5.75 USDT can still be refunded');
+    expect(form.body).toContain('<li>2 USDC on Ethereum</li>');
+    const spanish = await page(t, link, { 'accept-language': 'es' });
+    expect(refundedLine(spanish, '10 USDT en Tron')).toBe('4.25 USDT reembolsados o en camino; aún se pueden reembolsar 5.75 USDT');
+
+    // The payer's own address, then the rest of the pair through it: the received page follows the refunds.
+    await submit(link, 'USDT/tron', TRON);
+    await refund(intent.id, { asset: 'USDT', network: 'tron', amount: '5.75', refund_address_id: created.id });
+    const done = await page(t, link);
+    expect(receivedAddress(done)).toBe(TRON);
+    expect(refundedLine(done, '10 USDT on Tron')).toBe('10 USDT refunded or on its way; 0 USDT can still be refunded');
+
+    const failed = await t.call(tenant.key, 'POST', `/test/refunds/${pending}/simulate`, { body: { outcome: 'failed' } });
+    expect(failed.statusCode, failed.body).toBe(200);
+    expect(refundedLine(await page(t, link), '10 USDT on Tron')).toBe('5.75 USDT refunded or on its way; 4.25 USDT can still be refunded');
   });
 });

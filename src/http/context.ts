@@ -48,7 +48,7 @@ export interface AppContext {
   operatorPayouts: OperatorPayouts;
   paymentIntents: PaymentIntents;
   addresses: Addresses;
-  /** Refund addresses the payer gives through a single-use link (docs/refund-address-links.md). */
+  /** Refund addresses the payer gives through a single-use link (docs/refunds.md, "The refund address the payer gives"). */
   refundAddressRequests: RefundAddressRequests;
   simulator: DepositSimulator;
   transactions: Transactions;

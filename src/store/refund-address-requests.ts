@@ -24,15 +24,14 @@ export type NewRefundAddressRequest = Pick<RefundAddressRequestRow, 'id' | 'orga
 
 const COLUMNS = 'id, organization_id, mode, payment_intent_id, networks, status, asset, network, address, submitted_at, expires_at, created_at';
 
-/** What an intent received on one pair: the sum of its credited deposits there (late money included). */
-export interface ReceivedPair extends RefundPair {
-  amount: string;
-}
-
-/** The pairs an intent's credited deposits came on, with what each received, in the order money first came. */
-export function receivedPairs(sql: Sql, tenant: Tenant, paymentIntentId: string): Promise<ReceivedPair[]> {
-  return sql.query<ReceivedPair>(
-    `SELECT asset, network, sum(amount)::text AS amount FROM transactions
+/**
+ * The pairs an intent's credited deposits came on (late money included), in the order money first came: the
+ * networks a request offers. How much each received, and what refunds took, is the refunds' reading
+ * (`receivedPairs` in src/store/refunds.ts).
+ */
+export function creditedPairs(sql: Sql, tenant: Tenant, paymentIntentId: string): Promise<RefundPair[]> {
+  return sql.query<RefundPair>(
+    `SELECT asset, network FROM transactions
      WHERE payment_intent_id = $1 AND organization_id = $2 AND mode = $3 AND type = 'deposit' AND status = 'confirmed'
      GROUP BY asset, network ORDER BY min(created_at), asset, network`,
     [paymentIntentId, tenant.organizationId, tenant.mode],
@@ -65,12 +64,9 @@ export async function findRefundAddressRequest(sql: Sql, tenant: Tenant, id: str
   return row ?? null;
 }
 
-/** The request a link opens: only an open one before its expiry; used, cancelled, expired and unknown alike are none. */
-export async function findOpenRequestByToken(sql: Sql, tokenHash: string, now: Date): Promise<RefundAddressRequestRow | null> {
-  const [row] = await sql.query<RefundAddressRequestRow>(
-    `SELECT ${COLUMNS} FROM refund_address_requests WHERE token_hash = $1 AND status = 'open' AND expires_at > $2`,
-    [tokenHash, now],
-  );
+/** The request a token opens, whatever its status: the use case decides what the page shows for it. */
+export async function findRequestByToken(sql: Sql, tokenHash: string): Promise<RefundAddressRequestRow | null> {
+  const [row] = await sql.query<RefundAddressRequestRow>(`SELECT ${COLUMNS} FROM refund_address_requests WHERE token_hash = $1`, [tokenHash]);
   return row ?? null;
 }
 

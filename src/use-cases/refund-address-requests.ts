@@ -4,7 +4,6 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
-import { Decimal } from '../domain/money.js';
 import {
   findPair,
   hashLinkToken,
@@ -15,15 +14,17 @@ import {
   refundAddressStatus,
   type RefundPair,
 } from '../domain/refund-address-requests.js';
+import { refundableOn } from '../domain/refunds.js';
 import { encodeAddress, isValidDestination, type AddressFormat } from '../providers/chains/address-codecs.js';
 import type { Database, Sql } from '../store/database.js';
 import { findIntent } from '../store/payment-intents.js';
+import { receivedPairs } from '../store/refunds.js';
 import {
   cancelRefundAddressRequest,
-  findOpenRequestByToken,
+  creditedPairs,
+  findRequestByToken,
   findRefundAddressRequest,
   insertRefundAddressRequest,
-  receivedPairs,
   submitRefundAddress,
   type RefundAddressRequestRow,
 } from '../store/refund-address-requests.js';
@@ -40,11 +41,14 @@ export interface RefundAddressRequestView extends RefundAddressRequestRow {
   url: string | null;
 }
 
-/** What the payer's page shows: the intent's reference and what came in on each pair the payer may choose. */
+/**
+ * What the payer's page shows: the intent's reference and, on each pair the payer may choose, what came in, what
+ * its refunds not failed took (sent or on their way), and what can still be refunded, so the payer is not misled.
+ */
 export interface RefundLinkView {
   refCode: string;
   sandbox: boolean;
-  pairs: (RefundPair & { networkName: string; received: string })[];
+  pairs: (RefundPair & { networkName: string; received: string; refunded: string; refundable: string })[];
 }
 
 /** Why an address the payer typed is refused; the page says each in the payer's language. */
@@ -52,10 +56,15 @@ export type AddressProblem = 'network_required' | 'address_invalid' | 'address_w
 
 export type PayerChoice = RefundPair & { address: string; networkName: string };
 
+/** What a link opens: the form while open; once the payer submitted, the address recorded (holding the token is the capability). */
+export type LinkPage = { state: 'open'; view: RefundLinkView } | { state: 'submitted'; view: RefundLinkView; choice: PayerChoice };
+
 export type Submission =
   | { outcome: 'accepted'; choice: PayerChoice; view: RefundLinkView }
+  /** The link was already used: the address it recorded, unchanged, whatever was posted this time. */
+  | { outcome: 'recorded'; choice: PayerChoice; view: RefundLinkView }
   | { outcome: 'refused'; problem: AddressProblem; view: RefundLinkView }
-  /** The link opens nothing (unknown, used, cancelled, expired): one answer for all, so it tells nothing. */
+  /** The link opens nothing (unknown, cancelled, expired while open): one answer for all, so it tells nothing. */
   | { outcome: 'invalid' };
 
 /** Longer than any address of the catalog's formats; anything longer is refused before any decoding. */
@@ -80,8 +89,8 @@ export class RefundAddressRequests {
     const ttl = input.expires_in_seconds ?? REFUND_LINK_TTL_SECONDS.default;
     const intent = await findIntent(tx, tenant, paymentIntentId);
     if (!intent) throw notFound('payment intent', 'payment_intent_id');
-    const received = await receivedPairs(tx, tenant, paymentIntentId);
-    if (received.length === 0) {
+    const credited = await creditedPairs(tx, tenant, paymentIntentId);
+    if (credited.length === 0) {
       throw new DomainError('invalid_request', 'The payment intent has received nothing: there is nothing to refund.', 'payment_intent_id');
     }
     const now = this.clock.now();
@@ -92,7 +101,7 @@ export class RefundAddressRequests {
       mode: tenant.mode,
       payment_intent_id: paymentIntentId,
       token_hash: hashLinkToken(token),
-      networks: received.map(({ asset, network }) => ({ asset, network })),
+      networks: credited,
       expires_at: new Date(now.getTime() + ttl * 1000),
       created_at: now,
     });
@@ -115,23 +124,29 @@ export class RefundAddressRequests {
     throw new DomainError('invalid_state', `The refund address request is ${status}; only an open one can be cancelled.`, 'id');
   }
 
-  /** The payer's page; null for every link that opens nothing. */
-  async page(token: string): Promise<RefundLinkView | null> {
-    const request = isLinkToken(token) ? await findOpenRequestByToken(this.db, hashLinkToken(token), this.clock.now()) : null;
-    return request && this.view(this.db, request);
+  /**
+   * The payer's page; null for every link that opens nothing: unknown, cancelled, or expired while open. A
+   * submitted link keeps showing what it recorded, so a reload or a second click on Confirm is not told the
+   * link is invalid right after the address was taken.
+   */
+  page(token: string): Promise<LinkPage | null> {
+    return this.open(this.db, token);
   }
 
-  /** What the page shows back for confirmation: the address checked, or why it is refused. */
+  /** What the page shows back for confirmation: the address checked, or why it is refused; a used link, its address. */
   async review(token: string, pair: string | undefined, address: string | undefined): Promise<Submission> {
-    const view = await this.page(token);
-    if (!view) return { outcome: 'invalid' };
+    const page = await this.page(token);
+    if (!page) return { outcome: 'invalid' };
+    if (page.state === 'submitted') return { outcome: 'recorded', choice: page.choice, view: page.view };
+    const { view } = page;
     const checked = this.check(view, pair, address);
     return 'problem' in checked ? { outcome: 'refused', problem: checked.problem, view } : { outcome: 'accepted', choice: checked, view };
   }
 
   /**
    * The payer's submission: checked again (a form can be sent without the review), then recorded once with its
-   * event, in one transaction. A second submission, even concurrent, finds the link used.
+   * event, in one transaction. A second submission, even concurrent, finds the link used and answers the address
+   * the first recorded: nothing changes and no event is written again.
    */
   async submit(token: string, pair: string | undefined, address: string | undefined): Promise<Submission> {
     const reviewed = await this.review(token, pair, address);
@@ -140,7 +155,11 @@ export class RefundAddressRequests {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const row = await submitRefundAddress(tx, hashLinkToken(token), choice, now);
-      if (!row) return { outcome: 'invalid' } as const;
+      if (!row) {
+        // Read after the refused change: the submission that won meanwhile is committed, and is what the page shows.
+        const current = await this.open(tx, token);
+        return current?.state === 'submitted' ? ({ outcome: 'recorded', choice: current.choice, view: current.view } as const) : ({ outcome: 'invalid' } as const);
+      }
       await recordEvent(
         tx,
         { organizationId: row.organization_id, mode: row.mode },
@@ -160,17 +179,35 @@ export class RefundAddressRequests {
     });
   }
 
+  private async open(sql: Sql, token: string): Promise<LinkPage | null> {
+    const request = isLinkToken(token) ? await findRequestByToken(sql, hashLinkToken(token)) : null;
+    const status = request && refundAddressStatus(request, this.clock.now());
+    if (!request || (status !== 'open' && status !== 'submitted')) return null;
+    const view = await this.view(sql, request);
+    if (!view) return null;
+    if (status === 'open') return { state: 'open', view };
+    const { asset, network, address } = request;
+    return { state: 'submitted', view, choice: { asset: asset!, network: network!, address: address!, networkName: this.networkName(network!) } };
+  }
+
   private async view(sql: Sql, request: RefundAddressRequestRow): Promise<RefundLinkView | null> {
     const tenant = { organizationId: request.organization_id, mode: request.mode };
     const intent = await findIntent(sql, tenant, request.payment_intent_id);
     if (!intent) return null;
-    const received = await receivedPairs(sql, tenant, request.payment_intent_id);
+    // The refunds' own reading (credited, and taken by refunds not failed, per pair): the page and a quote agree.
+    const pairs = await receivedPairs(sql, tenant, request.payment_intent_id);
     return {
       refCode: intent.ref_code,
       sandbox: request.mode === 'test',
       pairs: request.networks.map((pair) => {
-        const amount = received.find((r) => r.asset === pair.asset && r.network === pair.network)?.amount ?? '0';
-        return { ...pair, networkName: this.networkName(pair.network), received: new Decimal(amount).toFixed() };
+        const found = pairs.find((r) => r.asset === pair.asset && r.network === pair.network);
+        return {
+          ...pair,
+          networkName: this.networkName(pair.network),
+          received: found ? found.received.toFixed() : '0',
+          refunded: found ? found.refunded.toFixed() : '0',
+          refundable: found ? refundableOn(found).toFixed() : '0',
+        };
       }),
     };
   }

@@ -125,7 +125,8 @@ export class Refunds {
 
   /**
    * Where the refund goes: the partner's `destination`, or the address the payer submitted through a refund address
-   * request of this intent (`refund_address_id`, docs/refund-address-links.md), which also names the pair.
+   * request of this intent (`refund_address_id`; docs/refunds.md, "The refund address the payer gives"), which
+   * also names the pair.
    */
   private async targetOf(tenant: Tenant, intentId: string, input: RefundQuoteInput): Promise<{ asset?: string; network?: string; destination: string }> {
     if (input.refund_address_id === undefined) {

@@ -50,6 +50,7 @@ const en = {
   refundTitle: 'Where should your refund go?',
   refundReceived: 'Received',
   refundReceivedOn: '{amount} {asset} on {network}',
+  refundRefundedSoFar: '{refunded} {asset} refunded or on its way; {refundable} {asset} can still be refunded',
   refundNetwork: 'Network for the refund',
   refundNetworkHint: 'The refund is sent in the asset you paid with, on the network you choose here.',
   refundAddress: 'Your address on that network',
@@ -68,7 +69,7 @@ const en = {
   refundProblemChecksum:
     'Enter the address exactly as your wallet shows it, with its capital and small letters: they are a checksum that catches typing mistakes.',
   refundInvalidTitle: 'Link not valid',
-  refundInvalidBody: 'This refund link is unknown, already used or no longer valid. Ask whoever sent it for a new one.',
+  refundInvalidBody: 'This refund link is unknown or no longer valid. Ask whoever sent it for a new one.',
 };
 
 const es: typeof en = {
@@ -119,6 +120,7 @@ const es: typeof en = {
   refundTitle: '¿Adónde enviamos tu reembolso?',
   refundReceived: 'Recibido',
   refundReceivedOn: '{amount} {asset} en {network}',
+  refundRefundedSoFar: '{refunded} {asset} reembolsados o en camino; aún se pueden reembolsar {refundable} {asset}',
   refundNetwork: 'Red para el reembolso',
   refundNetworkHint: 'El reembolso se envía en el activo con el que pagaste, en la red que elijas aquí.',
   refundAddress: 'Tu dirección en esa red',
@@ -137,7 +139,7 @@ const es: typeof en = {
   refundProblemChecksum:
     'Escribe la dirección tal como la muestra tu billetera, con sus mayúsculas y minúsculas: son una suma de verificación que detecta errores de escritura.',
   refundInvalidTitle: 'Enlace no válido',
-  refundInvalidBody: 'Este enlace de reembolso no existe, ya se usó o ya no es válido. Pide uno nuevo a quien te lo envió.',
+  refundInvalidBody: 'Este enlace de reembolso no existe o ya no es válido. Pide uno nuevo a quien te lo envió.',
 };
 
 export type Messages = typeof en;

@@ -41,6 +41,20 @@ function problemText(t: Messages, problem: AddressProblem, networkName: string |
   return problem === 'address_without_checksum' ? t.refundProblemChecksum : fill(t.refundProblemAddress, { network: networkName ?? '' });
 }
 
+/**
+ * What came in on each pair and, once a refund took some of it, what was refunded and what is left, so a payer
+ * who sees "2 USDC" is not misled into expecting 2 more after 1 went back.
+ */
+function receivedList(t: Messages, pairs: RefundLinkView['pairs']): SafeHtml {
+  return html`<h2>${t.refundReceived}</h2>
+  <ul class="received">${pairs.map(
+    (p) =>
+      html`<li>${fill(t.refundReceivedOn, { amount: p.received, asset: p.asset, network: p.networkName })}${
+        p.refunded === '0' ? null : html`<span class="refunded">${fill(t.refundRefundedSoFar, { refunded: p.refunded, refundable: p.refundable, asset: p.asset })}</span>`
+      }</li>`,
+  )}</ul>`;
+}
+
 export interface RefundFormState {
   pair?: string;
   address?: string;
@@ -59,8 +73,7 @@ export function refundFormPage(input: RefundPageInput, state: RefundFormState = 
   return refundLayout(
     input,
     t.refundTitle,
-    html`<h2>${t.refundReceived}</h2>
-  <ul class="received">${pairs.map((p) => html`<li>${fill(t.refundReceivedOn, { amount: p.received, asset: p.asset, network: p.networkName })}</li>`)}</ul>
+    html`${receivedList(t, pairs)}
   <p class="warning" role="note"><strong>${t.refundOwnWallet}</strong> ${t.refundNoExchange}</p>
   <form class="refund-form" method="post" action="${linkUrl(input.token, input.lang, '/review')}">
     ${problem ? html`<p class="problem" id="problem" role="alert">${problem}</p>` : null}
@@ -105,11 +118,16 @@ export function refundReviewPage(input: RefundPageInput, choice: PayerChoice): S
   );
 }
 
+/**
+ * The address recorded: after Confirm, and again whenever the used link is opened or posted to (a reload, a
+ * second click), with what was refunded since, so the payer can follow the refund.
+ */
 export function refundDonePage(input: RefundPageInput, choice: PayerChoice): SafeHtml {
   const t = MESSAGES[input.lang];
-  return refundLayout(input, t.refundDoneTitle, html`${choiceList(t, choice)}<p>${t.refundDoneBody}</p>`);
+  return refundLayout(input, t.refundDoneTitle, html`${choiceList(t, choice)}<p>${t.refundDoneBody}</p>
+  ${receivedList(t, input.view.pairs)}`);
 }
 
-/** One page for every link that opens nothing (unknown, used, cancelled, expired): it tells which of them it is to no one. */
+/** One page for every link that opens nothing (unknown, cancelled, expired while open): it tells which of them it is to no one. */
 export const linkNotValidPage = (lang: Language, stylesheet: string, token: string) =>
   messagePage(lang, stylesheet, MESSAGES[lang].refundInvalidTitle, MESSAGES[lang].refundInvalidBody, (other) => linkUrl(token, other));

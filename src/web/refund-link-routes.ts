@@ -33,17 +33,24 @@ export function refundLinkRoutes(app: App, { refundAddressRequests }: AppContext
   const notValid = (request: LinkRequest, reply: FastifyReply) =>
     send(request, reply, 404, (lang) => linkNotValidPage(lang, stylesheet, request.params.token));
 
+  /** The form; on a used link, the address it recorded (a reload after Confirm), never the form again. */
   const form = async (request: LinkRequest, reply: FastifyReply) => {
-    const view = await refundAddressRequests.page(request.params.token);
-    if (!view) return notValid(request, reply);
+    const linkPage = await refundAddressRequests.page(request.params.token);
+    if (!linkPage) return notValid(request, reply);
+    const page = input(request, linkPage.view);
+    if (linkPage.state === 'submitted') return send(request, reply, 200, (lang) => refundDonePage(page(lang), linkPage.choice));
     const state = { pair: formField(request.body, 'pair'), address: formField(request.body, 'address') };
-    return send(request, reply, 200, (lang) => refundFormPage(input(request, view)(lang), state));
+    return send(request, reply, 200, (lang) => refundFormPage(page(lang), state));
   };
 
-  /** A refused address brings the form back with what was typed and why (422); a dead link, the one neutral page. */
+  /**
+   * A refused address brings the form back with what was typed and why (422); a used link, the address it
+   * recorded, whatever was posted; a dead link, the one neutral page.
+   */
   const answer = (request: LinkRequest, reply: FastifyReply, submission: Submission, accepted: typeof refundReviewPage) => {
     if (submission.outcome === 'invalid') return notValid(request, reply);
     const page = input(request, submission.view);
+    if (submission.outcome === 'recorded') return send(request, reply, 200, (lang) => refundDonePage(page(lang), submission.choice));
     if (submission.outcome === 'accepted') return send(request, reply, 200, (lang) => accepted(page(lang), submission.choice));
     const state = { pair: formField(request.body, 'pair'), address: formField(request.body, 'address'), problem: submission.problem };
     return send(request, reply, 422, (lang) => refundFormPage(page(lang), state));

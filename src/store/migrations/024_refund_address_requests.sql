@@ -1,4 +1,4 @@
--- The payer gives the refund address: a single-use link on the hosted page (docs/refund-address-links.md).
+-- The payer gives the refund address: a single-use link on the hosted page (docs/refunds.md, "The refund address the payer gives").
 --
 -- The link's token is stored only as its SHA-256 (like API keys): the database alone cannot open the page.
 -- `networks` is fixed when the request is made: the asset/network pairs the intent's credited deposits came on,
