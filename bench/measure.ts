@@ -87,7 +87,7 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
     const fixtures: FixtureTiming[] = [];
     const measurements: Measurement[] = [];
     const wanted = run.target.database === 'none' ? null : context.options.scenario;
-    for (const template of run.target.scenarios.filter((s) => wanted === null || s.name.includes(wanted))) {
+    for (const template of run.target.scenarios.filter((s) => wanted === null || wanted.some((text) => s.name.includes(text)))) {
       for (const name of template.needs ?? []) {
         if (!fixtureContext || fixtures.some((f) => f.fixture === name)) continue;
         const timing = await createFixture(run.label, name, fixtureContext);

@@ -10,8 +10,8 @@ export interface BenchOptions {
   settle: number;
   /** Service targets (and the webhooks step) to run; the bare baseline always runs. */
   only: string[] | null;
-  /** Only the service scenarios whose name contains this text. */
-  scenario: string | null;
+  /** Only the service scenarios whose name contains one of these texts. */
+  scenario: string[] | null;
   /** Webhooks step: events queued per throughput variant (pairs of a paid intent's two events). */
   webhookEvents: number;
   /** Webhooks step: sequential intents timed from simulated deposit to receipt. */
@@ -34,7 +34,8 @@ export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -
   --only <a,b>         service targets to run, the bare baseline always runs (BENCH_ONLY);
                        targets: ${targetNames.join(', ')}
   --scenario <text>    only the service scenarios whose name contains text, e.g.
-                       'POST /connect/v1/payment-intents' (BENCH_SCENARIO)
+                       'POST /connect/v1/payment-intents'; several texts separated
+                       by | (BENCH_SCENARIO)
   --webhook-events <n> webhooks step: events delivered per throughput variant, even
                        (BENCH_WEBHOOK_EVENTS, default 20000)
   --webhook-intents <n> webhooks step: intents timed from deposit to receipt
@@ -67,6 +68,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
   });
   if (values.help) return 'help';
   const onlyList = values.only ?? env.BENCH_ONLY;
+  const scenarioList = values.scenario ?? env.BENCH_SCENARIO;
   const only = onlyList ? onlyList.split(',').map((name) => name.trim()).filter(Boolean) : null;
   const unknown = only?.filter((name) => !targetNames.includes(name)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(', ')}; targets: ${targetNames.join(', ')}`);
@@ -78,7 +80,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
     connections: number('connections', values.connections ?? env.BENCH_CONNECTIONS, 32, 1),
     settle: number('settle', values.settle ?? env.BENCH_SETTLE, 30, 0),
     only,
-    scenario: values.scenario ?? env.BENCH_SCENARIO ?? null,
+    scenario: scenarioList ? scenarioList.split('|').filter(Boolean) : null,
     webhookEvents,
     webhookIntents: number('webhook-intents', values['webhook-intents'] ?? env.BENCH_WEBHOOK_INTENTS, 200, 1),
     profile: values.profile ?? env.BENCH_PROFILE === '1',

@@ -1,36 +1,40 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { migrate } from '../src/store/migrate.js';
-import { openPostgres } from '../src/store/postgres.js';
 import { startCpuMeter } from './cpu-usage.js';
 import { settleMachine, type RunContext } from './measure.js';
+import { readVariants, seedLikeTheService } from './pgbench-reads.js';
 import { createBenchDatabase, quietDatabase } from './postgres.js';
+import { CREATE_INTENT } from './scenarios.js';
 
 /**
  * The `pgbench` step of `npm run bench`: the database work of one POST /payment-intents (3 currencies, 12
- * addresses), run by PostgreSQL's own load generator on a migrated database of its own, at the same number
- * of connections as the service scenarios. It is the ceiling the service's create-intent rate is judged by:
- * what the database does per create, with no HTTP, validation, address derivation or Node in between.
+ * addresses), of one GET /payment-intents/{id} and of one GET /events, run by PostgreSQL's own load generator
+ * on a database of its own, at the same number of connections as the service scenarios. They are the ceilings
+ * the service's rates are judged by: what the database does per request, with no HTTP, validation, address
+ * derivation or Node in between.
  */
 export const PGBENCH_STEP = {
   name: 'pgbench',
   description:
-    'the database work of POST /payment-intents (replay check + intent + 12 addresses + idempotency record) run by pgbench ' +
-    '-M prepared on PostgreSQL (fresh migrated database), as the service does it now and as it did before (bench/pgbench/*.sql)',
+    'the database work of POST /payment-intents (replay check + intent + 12 addresses + idempotency record), as the service ' +
+    'does it now and as it did before (bench/pgbench/*.sql), and the statements of GET /payment-intents/{id} and GET /events ' +
+    '(captured from the store), run by pgbench -M prepared on PostgreSQL (fresh database seeded by the service like its targets)',
 };
 
-export const PGBENCH_VARIANTS = [
-  { name: 'statement', script: 'create-intent-statement.sql', shape: 'replay check + one statement (the service now)' },
-  { name: 'transaction', script: 'create-intent-transaction.sql', shape: 'replay check + BEGIN, claim, write, stored answer, COMMIT (before)' },
+/** The create variants; `statement` is the ceiling of the service's create. */
+const CREATE_VARIANTS = [
+  { name: 'statement', script: 'create-intent-statement.sql', shape: 'replay check + one statement (the service now)', scenario: CREATE_INTENT.name },
+  { name: 'transaction', script: 'create-intent-transaction.sql', shape: 'replay check + BEGIN, claim, write, stored answer, COMMIT (before)', scenario: null },
 ] as const;
 
 export interface PgbenchResult {
   variant: string;
   shape: string;
+  /** The service scenario (scenarios.ts) this variant is the ceiling of, if any. */
+  scenario: string | null;
   transactions: number;
   transactionsPerSecond: number;
   latencyMs: { average: number; p50: number; p99: number };
@@ -43,21 +47,24 @@ const run = promisify(execFile);
 /** Seconds of load before and after the measured window. */
 const MARGIN_SECONDS = 1;
 
-export async function measurePgbench({ repoRoot, workDir, options, cleanup }: RunContext): Promise<PgbenchResult[]> {
+export async function measurePgbench(context: RunContext): Promise<PgbenchResult[]> {
+  const { repoRoot, workDir, options, cleanup } = context;
   const database = await createBenchDatabase(options.postgresUrl, 'pgbench');
   const drop = cleanup.add(database.drop);
-  const organizationId = randomUUID();
-  const db = openPostgres({ connectionString: database.url, maxConnections: 1 });
-  try {
-    await migrate(db);
-    await db.query(`INSERT INTO organizations (id, name, status, settings) VALUES ($1, 'pgbench', 'active', '{}')`, [organizationId]);
-  } finally {
-    await db.close();
-  }
+  const seeded = await seedLikeTheService(context, database.url);
+  // The creates first, as in the service targets, whose reads run after their creates.
+  const variants = [
+    ...CREATE_VARIANTS.map(({ script, ...variant }) => ({
+      ...variant,
+      file: path.join(repoRoot, 'bench', 'pgbench', script),
+      defines: { org: seeded.organizationId },
+    })),
+    ...(await readVariants(workDir, database.url, seeded)),
+  ];
   const results: PgbenchResult[] = [];
-  for (const variant of PGBENCH_VARIANTS) {
-    const script = path.join(repoRoot, 'bench', 'pgbench', variant.script);
-    const args = ['-n', '-M', 'prepared', '-c', String(options.connections), '-j', '2', '-D', `org=${organizationId}`, '-f', script];
+  for (const variant of variants) {
+    const defines = Object.entries(variant.defines).flatMap(([name, value]) => ['-D', `${name}=${value}`]);
+    const args = ['-n', '-M', 'prepared', '-c', String(options.connections), '-j', '2', ...defines, '-f', variant.file];
     const env = { ...process.env, ...libpqEnv(database.url) };
     if (options.warmup > 0) await run('pgbench', [...args, '-T', String(options.warmup)], { env });
     await quietDatabase({ adminUrl: options.postgresUrl, database: database.name });
@@ -81,6 +88,7 @@ export async function measurePgbench({ repoRoot, workDir, options, cleanup }: Ru
     results.push({
       variant: variant.name,
       shape: variant.shape,
+      scenario: variant.scenario,
       transactions: latencies.length,
       transactionsPerSecond: Math.round(tps),
       latencyMs: { average: round(mean(latencies)), p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },

@@ -1,5 +1,7 @@
 import type { Share } from './cpu-profile.js';
 import type { FixtureTiming, Measurement } from './measure.js';
+import type { PgbenchResult } from './pgbench.js';
+import { CREATE_INTENT, GET_INTENT, HEALTH, LIST_EVENTS } from './scenarios.js';
 
 /** The baseline: the mean req/s of the bare runs (one before the service targets, one after). */
 export function baselineRequestsPerSecond(measurements: readonly Measurement[]): number {
@@ -42,6 +44,69 @@ export function renderTable(measurements: readonly Measurement[], baseline: numb
     ...[m.cpuCores.server, m.cpuCores.postgres, m.cpuCores.loadGenerator, m.cpuCores.other].map((c) => c.toFixed(2)),
   ]);
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+/**
+ * Issue 24's goals: each of these service scenarios as a share of its own ceiling, measured in the same run: the
+ * pgbench variant running the same database work (pgbench.ts), or for GET /health the bare Fastify route.
+ */
+const GOALS = [
+  { scenario: GET_INTENT.name, goal: 0.35 },
+  { scenario: LIST_EVENTS.name, goal: 0.25 },
+  { scenario: CREATE_INTENT.name, goal: 1.0 },
+  { scenario: HEALTH.name, goal: 0.5 },
+];
+
+export interface CeilingRatio {
+  target: string;
+  scenario: string;
+  requestsPerSecond: number;
+  /** `bare` or `pgbench <variant>`. */
+  ceiling: string;
+  /** The ceiling's req/s or TPS; null when its step did not run. */
+  ceilingPerSecond: number | null;
+  ratio: number | null;
+  goal: number;
+}
+
+/** The scenarios that have a goal, measured on the `targets` given (those on PostgreSQL, for pgbench's sake). */
+export function ceilingRatios(
+  measurements: readonly Measurement[],
+  pgbench: readonly PgbenchResult[] | null,
+  baseline: number,
+  targets: readonly string[],
+): CeilingRatio[] {
+  const ratios: CeilingRatio[] = [];
+  for (const m of measurements) {
+    const goal = GOALS.find((g) => g.scenario === m.scenario);
+    if (!goal || !targets.includes(m.target)) continue;
+    const variant = goal.scenario === HEALTH.name ? null : (pgbench?.find((r) => r.scenario === m.scenario) ?? null);
+    const ceilingPerSecond = goal.scenario === HEALTH.name ? baseline : (variant?.transactionsPerSecond ?? null);
+    ratios.push({
+      target: m.target,
+      scenario: m.scenario,
+      requestsPerSecond: Math.round(m.requestsPerSecond),
+      ceiling: goal.scenario === HEALTH.name ? 'bare' : `pgbench ${variant?.variant ?? '(not run)'}`,
+      ceilingPerSecond: ceilingPerSecond === null ? null : Math.round(ceilingPerSecond),
+      ratio: ceilingPerSecond ? Math.round((m.requestsPerSecond / ceilingPerSecond) * 1000) / 1000 : null,
+      goal: goal.goal,
+    });
+  }
+  return ratios;
+}
+
+export function renderCeilingRatios(ratios: readonly CeilingRatio[]): string {
+  const header = ['target', 'scenario', 'req/s', 'ceiling', 'ceiling req/s or TPS', 'ratio', 'goal (issue 24)'];
+  const rows = ratios.map((r) => [
+    r.target,
+    r.scenario,
+    r.requestsPerSecond.toLocaleString('en-US'),
+    r.ceiling,
+    r.ceilingPerSecond?.toLocaleString('en-US') ?? '-',
+    r.ratio?.toFixed(2) ?? '-',
+    `≥ ${r.goal.toFixed(2)}${r.ratio === null ? '' : r.ratio >= r.goal ? ' (met)' : ' (not met)'}`,
+  ]);
+  return ['Each scenario against its own ceiling, same run:', ...[header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
 }
 
 /** The answers to each request of the chained scenarios, by status code. */

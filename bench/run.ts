@@ -10,7 +10,7 @@ import { parseOptions, usage, type BenchOptions } from './options.js';
 import { measurePgbench, PGBENCH_STEP, renderPgbench, type PgbenchResult } from './pgbench.js';
 import { createBenchDatabase, type BenchDatabase } from './postgres.js';
 import { checkRedis } from './redis.js';
-import { baselineRequestsPerSecond, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
+import { baselineRequestsPerSecond, ceilingRatios, renderCeilingRatios, renderChains, renderFixtures, renderProfiles, renderTable } from './report.js';
 import { BARE, SERVICE_TARGETS, type Target } from './targets.js';
 import { measureStatement, renderStatement, STATEMENT_STEP, type StatementReport } from './statement.js';
 import { renderWebhooks } from './webhook-report.js';
@@ -93,6 +93,8 @@ async function main(): Promise<void> {
   await removeWorkDir();
 
   const baseline = baselineRequestsPerSecond(measurements);
+  const postgresTargets = selected.filter((t) => t.database === 'postgres').map((t) => t.name);
+  const ceilings = ceilingRatios(measurements, pgbench, baseline, postgresTargets);
   const report = {
     command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
     date: startedAt.toISOString(),
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
     measurements,
+    ceilings,
     ...(pgbench ? { pgbench } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(fairness ? { fairness } : {}),
@@ -131,6 +134,7 @@ async function main(): Promise<void> {
       ...(chained ? [renderChains(measurements), ''] : []),
       ...(fixtures.length > 0 ? [renderFixtures(fixtures), ''] : []),
       ...(pgbench ? [renderPgbench(pgbench, options.connections), ''] : []),
+      ...(ceilings.length > 0 ? [renderCeilingRatios(ceilings), ''] : []),
       ...(webhooks ? [renderWebhooks(webhooks), ''] : []),
       ...(fairness ? [renderFairness(fairness), ''] : []),
       ...(statement ? [renderStatement(statement), ''] : []),

@@ -69,20 +69,25 @@ const freshIdempotencyKey = (request: RequestParams): RequestParams => ({
   headers: { ...request.headers, 'idempotency-key': randomUUID() },
 });
 
+export const CREATE_INTENT: Scenario = {
+  name: 'POST /connect/v1/payment-intents (3 currencies, 12 addresses)',
+  method: 'POST',
+  path: '/connect/v1/payment-intents',
+  body: JSON.stringify({ amount: '100.00', currencies: ['USDC', 'USDT', 'ETH'], metadata: { order: 'bench' } }),
+  perRequest: freshIdempotencyKey,
+};
+export const GET_INTENT: Scenario = { name: 'GET /connect/v1/payment-intents/{id}', method: 'GET', path: '/connect/v1/payment-intents/{intent_id}', needs: ['intents'] };
+/** The default page: 50 events, 51 rows read (pagination.ts). */
+export const LIST_EVENTS: Scenario = { name: 'GET /connect/v1/events', method: 'GET', path: '/connect/v1/events', needs: ['intents'] };
+
 /**
  * Money in (issue 4). The fixture intent asks for a large amount, so every simulated deposit of 0.01 is a
  * real partial credit (ledger row, balance, intent update, event) rather than a no-op on a completed intent.
  */
 export const MONEY_IN_SCENARIOS: readonly Scenario[] = [
-  {
-    name: 'POST /connect/v1/payment-intents (3 currencies, 12 addresses)',
-    method: 'POST',
-    path: '/connect/v1/payment-intents',
-    body: JSON.stringify({ amount: '100.00', currencies: ['USDC', 'USDT', 'ETH'], metadata: { order: 'bench' } }),
-    perRequest: freshIdempotencyKey,
-  },
-  { name: 'GET /connect/v1/payment-intents/{id}', method: 'GET', path: '/connect/v1/payment-intents/{intent_id}', needs: ['intents'] },
-  { name: 'GET /connect/v1/events', method: 'GET', path: '/connect/v1/events', needs: ['intents'] },
+  CREATE_INTENT,
+  GET_INTENT,
+  LIST_EVENTS,
   {
     name: 'POST /connect/v1/test/payment-intents/{id}/simulate-deposit (0.01, across 64 intents)',
     method: 'POST',
