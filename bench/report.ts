@@ -86,7 +86,7 @@ export function ceilingRatios(
       target: m.target,
       scenario: m.scenario,
       requestsPerSecond: Math.round(m.requestsPerSecond),
-      ceiling: goal.scenario === HEALTH.name ? 'bare' : `pgbench ${variant?.variant ?? '(not run)'}`,
+      ceiling: goal.scenario === HEALTH.name ? 'bare' : variant ? `pgbench ${variant.variant}` : 'pgbench (step not run)',
       ceilingPerSecond: ceilingPerSecond === null ? null : Math.round(ceilingPerSecond),
       ratio: ceilingPerSecond ? Math.round((m.requestsPerSecond / ceilingPerSecond) * 1000) / 1000 : null,
       goal: goal.goal,
