@@ -121,7 +121,8 @@ async function writeScript(workDir: string, name: string, sent: readonly Sent[])
     });
     return `${text.replace(/\$(\d+)/g, (_, n: string) => `:s${s}p${n}`)};`;
   });
-  const file = path.join(workDir, `pgbench-${name}.sql`);
+  // Not named like the logs of pgbench.ts (pgbench-<variant>.<pid>…), which it reads back by that prefix.
+  const file = path.join(workDir, `${name}.sql`);
   await fs.writeFile(file, `${statements.join('\n')}\n`);
   return { file, defines };
 }
