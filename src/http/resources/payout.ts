@@ -18,12 +18,13 @@ export const QuoteBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ExecuteBody = Type.Object(
-  { quote_id: Type.String({ minLength: 1, maxLength: 128, description: 'The quote to execute.' }) },
-  { additionalProperties: false },
-);
+/** The body that executes a quote: its id (the contract's 1 to 128 characters). */
+export const executeBody = (description: string) =>
+  Type.Object({ quote_id: Type.String({ minLength: 1, maxLength: 128, description }) }, { additionalProperties: false });
 
-const Route = Type.Object({
+export const ExecuteBody = executeBody('The quote to execute.');
+
+export const Route = Type.Object({
   type: Type.Literal('native', { description: 'How the funds travel; `native`: a plain transfer on one network.' }),
   from_network: Type.String(),
   to_network: Type.String(),

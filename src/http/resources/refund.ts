@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PAYOUT_STATUSES } from '../../domain/payouts.js';
 import { refundObject, type RefundRecord } from '../../domain/refunds.js';
 import type { RefundQuoteView } from '../../use-cases/refunds.js';
+import { executeBody, Route } from './payout.js';
 import { AmountInput, CodeText, iso, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
 
 const DecimalText = (description: string) => Type.String({ description: `${description} Decimal string.` });
@@ -46,17 +47,7 @@ export const RefundQuoteBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ExecuteRefundBody = Type.Object(
-  { quote_id: Type.String({ minLength: 1, maxLength: 128, description: 'The refund quote to execute.' }) },
-  { additionalProperties: false },
-);
-
-const Route = Type.Object({
-  type: Type.Literal('native', { description: 'How the funds travel; `native`: a plain transfer on one network.' }),
-  from_network: Type.String(),
-  to_network: Type.String(),
-  estimated_seconds: Type.Integer(),
-});
+export const ExecuteRefundBody = executeBody('The refund quote to execute.');
 
 export const RefundQuote = Type.Object(
   {
