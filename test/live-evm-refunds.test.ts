@@ -72,6 +72,8 @@ describe('live refunds on EVM', () => {
     const refund = await refundOf(tenant.key, intent.id, { portion: 'excess', destination, network_fee: 'deducted' });
     expect(refund).toMatchObject({ status: 'pending', amount: '3', owner_pays: '3', network: 'ethereum' });
     expect(await available(tenant.organizationId)).toBe('10');
+    // The first attempt runs after the commit and holds the lease until it has broadcast: sweeps before then find nothing.
+    await expect.poll(async () => (await statusOf(tenant.key, refund.id)).status, { timeout: 20_000 }).toBe('processing');
 
     const done = await settled(tenant.key, refund.id);
     expect(done.status).toBe('completed');
