@@ -104,7 +104,8 @@ export async function measurePgbench(context: RunContext): Promise<PgbenchResult
 function libpqEnv(url: string): Record<string, string> {
   const parsed = new URL(url);
   return {
-    PGHOST: parsed.hostname,
+    // A Unix socket's directory is given percent-encoded in the host (postgres://user@%2Fvar%2Frun%2Fpostgresql/db).
+    PGHOST: decodeURIComponent(parsed.hostname),
     PGPORT: parsed.port || '5432',
     PGUSER: decodeURIComponent(parsed.username) || 'postgres',
     PGDATABASE: parsed.pathname.slice(1),

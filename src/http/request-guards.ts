@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { UNSTORABLE } from '../domain/text.js';
 
@@ -36,19 +36,18 @@ export const unstorableStringPath = (value: unknown): string[] | null =>
  * parameters are ids, each checked against its exact format before any query; a malformed one gets the
  * answer the contract gives it (400 invalid_payment_intent_id, 404 event_not_found, …), NUL or not.
  */
-export async function refuseUnstorableStrings(request: FastifyRequest): Promise<void> {
+export function refuseUnstorableStrings(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (const part of [request.query, request.body]) {
     const path = unstorableStringPath(part);
     if (path) {
       // eslint-disable-next-line no-control-regex -- the offending characters are masked in the answer
       const param = path.map((p) => p.replace(/[\u0000\uD800-\uDFFF]/g, '\uFFFD')).join('.') || null;
-      throw new DomainError(
-        'invalid_request',
-        `${param ?? 'The request'} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`,
-        param,
+      return done(
+        new DomainError('invalid_request', `${param ?? 'The request'} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`, param),
       );
     }
   }
+  done();
 }
 
 /**

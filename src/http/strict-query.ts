@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 
 interface QuerySchema {
@@ -10,11 +10,13 @@ interface QuerySchema {
  * filter the route does not have (`?status=completed` on a list without it) would otherwise be ignored
  * silently and answer unfiltered rows. A route without a querystring schema takes no parameters at all.
  */
-export async function refuseUnknownQueryParameters(request: FastifyRequest): Promise<void> {
-  if (request.routeOptions.config.notYetAvailable) return;
-  const known = (request.routeOptions.schema?.querystring as QuerySchema | undefined)?.properties ?? {};
-  const unknown = Object.keys(request.query as Record<string, unknown>).find((name) => !Object.hasOwn(known, name));
-  if (unknown !== undefined) {
-    throw new DomainError('parameter_unknown', `Unknown query parameter "${unknown}".`, unknown);
-  }
+export function refuseUnknownQueryParameters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const names = Object.keys(request.query as Record<string, unknown>);
+  // Most requests have no query: the route's options (an object Fastify builds at each read) are not needed then.
+  if (names.length === 0) return done();
+  const { config, schema } = request.routeOptions;
+  if (config.notYetAvailable) return done();
+  const known = (schema?.querystring as QuerySchema | undefined)?.properties ?? {};
+  const unknown = names.find((name) => !Object.hasOwn(known, name));
+  done(unknown === undefined ? undefined : new DomainError('parameter_unknown', `Unknown query parameter "${unknown}".`, unknown));
 }

@@ -42,13 +42,14 @@ function drain(raw: IncomingMessage): Promise<boolean> {
  * The rest of the body is read first, up to a cap; then the connection may even stay open.
  */
 export function installBodyDrain(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     // `complete` is a boolean on real sockets only (injected test requests have none, and need no draining).
-    if (request.raw.complete === false) {
-      if (await drain(request.raw)) reply.removeHeader('connection');
+    if (request.raw.complete !== false) return done(null, payload);
+    void drain(request.raw).then((drained) => {
+      if (drained) reply.removeHeader('connection');
       else reply.header('connection', 'close');
-    }
-    return payload;
+      done(null, payload);
+    });
   });
 }
 

@@ -6,21 +6,33 @@ const UNMATCHED_ROUTE = 'unmatched';
 
 type Labels = { method: string; route: string; status: string };
 
+/** One label set's series, bound once: prom-client then skips hashing the labels at every request. */
+interface Series {
+  count: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
 /**
- * The label sets of one route, made once per method and status: a request hands prom-client an object
- * that already exists instead of building one.
+ * The series of one route, made once per method and status: a request hands prom-client series that already
+ * exist instead of building and hashing a label set.
  */
-class RouteLabels {
-  private readonly byMethod = new Map<string, Map<number, Labels>>();
+class RouteSeries {
+  private readonly byMethod = new Map<string, Map<number, Series>>();
 
-  constructor(private readonly route: string) {}
+  constructor(
+    private readonly route: string,
+    private readonly metrics: Metrics,
+  ) {}
 
-  of(method: string, status: number): Labels {
+  of(method: string, status: number): Series {
     let byStatus = this.byMethod.get(method);
     if (!byStatus) this.byMethod.set(method, (byStatus = new Map()));
-    let labels = byStatus.get(status);
-    if (!labels) byStatus.set(status, (labels = { method, route: this.route, status: String(status) }));
-    return labels;
+    let series = byStatus.get(status);
+    if (!series) {
+      const labels: Labels = { method, route: this.route, status: String(status) };
+      byStatus.set(status, (series = { count: this.metrics.httpRequests.labels(labels), duration: this.metrics.httpDuration.labels(labels) }));
+    }
+    return series;
   }
 }
 
@@ -32,20 +44,20 @@ const hooksOf = (hooks: RouteOptions['onResponse']) => (hooks === undefined ? []
  * time. Must be installed before any route.
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
-  const observe = (labels: RouteLabels, request: FastifyRequest, reply: FastifyReply) => {
-    const set = labels.of(request.method, reply.statusCode);
-    metrics.httpRequests.inc(set);
-    metrics.httpDuration.observe(set, reply.elapsedTime / 1000);
+  const observe = (route: RouteSeries, request: FastifyRequest, reply: FastifyReply) => {
+    const series = route.of(request.method, reply.statusCode);
+    series.count.inc();
+    series.duration.observe(reply.elapsedTime / 1000);
   };
   app.addHook('onRoute', (route) => {
-    const labels = new RouteLabels(route.url);
+    const series = new RouteSeries(route.url, metrics);
     const hook: onResponseHookHandler = (request, reply, done) => {
-      observe(labels, request, reply);
+      observe(series, request, reply);
       done();
     };
     route.onResponse = [...hooksOf(route.onResponse), hook];
   });
-  const unmatched = new RouteLabels(UNMATCHED_ROUTE);
+  const unmatched = new RouteSeries(UNMATCHED_ROUTE, metrics);
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) observe(unmatched, request, reply);
     done();

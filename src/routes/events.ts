@@ -3,14 +3,16 @@ import { DomainError } from '../domain/errors.js';
 import { EVENT_TYPES, isEventType } from '../domain/events.js';
 import { isUuid } from '../domain/ids.js';
 import type { App, AppContext } from '../http/context.js';
-import { ListEnvelope, PageQuery } from '../http/pagination.js';
+import { PageQuery } from '../http/pagination.js';
+import { sendJsonText } from '../http/raw-json.js';
 import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
-import { Event, presentEvent } from '../http/resources/event.js';
+import { Event, EventList, eventJson, eventListJson } from '../http/resources/event.js';
 import { presentDelivery, WebhookDelivery } from '../http/resources/webhook-delivery.js';
 import { errorResponses, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
 
 const tags = ['events'];
+
 const LIST = 'events';
 const TYPES = Object.keys(EVENT_TYPES).join(', ');
 
@@ -30,10 +32,10 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
           ...DateRangeQuery,
           ...PageQuery,
         }),
-        response: { 200: ListEnvelope(Event), ...errorResponses(400, ...PARTNER_ERRORS) },
+        response: { 200: EventList, ...errorResponses(400, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const tenant = tenantOf(request.caller!);
       const { query } = request;
       const types = parseList(query.type, 'type', isEventType, TYPES, 'invalid_type');
@@ -49,7 +51,8 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
       if (query.livemode !== undefined && (query.livemode === 'true') !== (tenant.mode === 'live')) {
         return { has_more: false, data: [], cursor: null };
       }
-      return cursors.envelope(LIST, await events.list(db, tenant, filters, pageRequest), presentEvent);
+      const page = cursors.envelope(LIST, await events.list(db, tenant, filters, pageRequest), eventJson);
+      return sendJsonText(reply, eventListJson(page));
     },
   );
 
@@ -65,7 +68,7 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
         response: { 200: Event, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => presentEvent(await events.get(db, tenantOf(request.caller!), request.params.event_id)),
+    async (request, reply) => sendJsonText(reply, eventJson(await events.get(db, tenantOf(request.caller!), request.params.event_id))),
   );
 
   app.post(

@@ -1,5 +1,6 @@
 import type { EventType, RelatedKind } from '../domain/events.js';
 import type { Sql } from './database.js';
+import { jsonbText } from './jsonb-text.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
@@ -15,7 +16,16 @@ export interface EventRow {
   created_at: Date;
 }
 
-const COLUMNS = 'id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at';
+/** An event as read back: its `data` is the JSON text answers carry (see migration 029). */
+export type StoredEvent = Omit<EventRow, 'data'> & { data_text: string };
+
+// Rows from before migration 029 have no text: theirs is made from the jsonb, as every answer was made before.
+const COLUMNS =
+  'id, organization_id, mode, type, api_version, data_text, CASE WHEN data_text IS NULL THEN data END AS data, related_to, related_to_kind, created_at';
+
+type Read = Omit<EventRow, 'data'> & { data_text: string | null; data: Record<string, unknown> | null };
+
+const stored = ({ data, data_text, ...row }: Read): StoredEvent => ({ ...row, data_text: data_text ?? JSON.stringify(data) });
 
 /**
  * Appends the event and, in the same statement, its outbox row: a delivery exists exactly when the
@@ -24,8 +34,8 @@ const COLUMNS = 'id, organization_id, mode, type, api_version, data, related_to,
 export async function insertEvent(tx: Sql, event: EventRow): Promise<void> {
   await tx.query(
     `WITH event AS (
-       INSERT INTO events (id, organization_id, mode, type, api_version, data, related_to, related_to_kind, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       INSERT INTO events (id, organization_id, mode, type, api_version, data, data_text, related_to, related_to_kind, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $6::text, $7, $8, $9)
        RETURNING id, seq, organization_id, mode, related_to
      )
      INSERT INTO webhook_deliveries (id, organization_id, mode, event_id, event_seq, related_to, origin, state, next_attempt_at)
@@ -38,7 +48,7 @@ export async function insertEvent(tx: Sql, event: EventRow): Promise<void> {
       event.mode,
       event.type,
       event.api_version,
-      JSON.stringify(event.data),
+      jsonbText(event.data),
       event.related_to,
       event.related_to_kind,
       event.created_at,
@@ -46,12 +56,12 @@ export async function insertEvent(tx: Sql, event: EventRow): Promise<void> {
   );
 }
 
-export async function findEvent(sql: Sql, tenant: Tenant, id: string): Promise<EventRow | null> {
-  const [row] = await sql.query<EventRow>(
+export async function findEvent(sql: Sql, tenant: Tenant, id: string): Promise<StoredEvent | null> {
+  const [row] = await sql.query<Read>(
     `SELECT ${COLUMNS} FROM events WHERE id = $1 AND organization_id = $2 AND mode = $3`,
     [id, tenant.organizationId, tenant.mode],
   );
-  return row ?? null;
+  return row ? stored(row) : null;
 }
 
 export interface EventFilters {
@@ -61,11 +71,12 @@ export interface EventFilters {
   to?: Date;
 }
 
-export function listEvents(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<EventRow>> {
+export async function listEvents(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<StoredEvent>> {
   const filter = Filter.tenant(tenant)
     .optional((p) => `type = ANY(${p}::text[])`, filters.types)
     .optional((p) => `related_to = ${p}`, filters.relatedTo)
     .optional((p) => `created_at >= ${p}`, filters.from)
     .optional((p) => `created_at <= ${p}`, filters.to);
-  return fetchPage<EventRow>(sql, `SELECT ${COLUMNS} FROM events`, filter, page);
+  const found = await fetchPage<Read>(sql, `SELECT ${COLUMNS} FROM events`, filter, page);
+  return { ...found, rows: found.rows.map(stored) };
 }

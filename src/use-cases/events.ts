@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import { API_VERSION, EVENT_ID_PATTERN, newEventId, type EventType, type RelatedKind } from '../domain/events.js';
 import type { Sql } from '../store/database.js';
-import { findEvent, insertEvent, listEvents, type EventFilters, type EventRow } from '../store/events.js';
+import { findEvent, insertEvent, listEvents, type EventFilters, type StoredEvent } from '../store/events.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import type { Tenant } from '../store/tenancy.js';
 
@@ -32,12 +32,12 @@ export async function recordEvent(
 
 /** The event log as partners read it: their own events only, newest first. */
 export class EventLog {
-  list(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<EventRow>> {
+  list(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<StoredEvent>> {
     return listEvents(sql, tenant, filters, page);
   }
 
   /** Unknown, other-tenant and malformed ids are one and the same 404 (the contract). */
-  async get(sql: Sql, tenant: Tenant, id: string): Promise<EventRow> {
+  async get(sql: Sql, tenant: Tenant, id: string): Promise<StoredEvent> {
     const row = EVENT_ID_PATTERN.test(id) ? await findEvent(sql, tenant, id) : null;
     if (!row) throw new DomainError('event_not_found', 'No event with that id.', 'event_id');
     return row;

@@ -1,5 +1,7 @@
-import { Type, type Static } from 'typebox';
-import type { EventRow } from '../../store/events.js';
+import { Type } from 'typebox';
+import type { StoredEvent } from '../../store/events.js';
+import { ListEnvelope } from '../pagination.js';
+import { rawFieldSerializer } from '../raw-json.js';
 import { iso, Timestamp, Uuid } from '../schemas.js';
 
 export const Event = Type.Object(
@@ -17,16 +19,30 @@ export const Event = Type.Object(
   { title: 'Event' },
 );
 
-export function presentEvent(row: EventRow): Static<typeof Event> {
-  return {
-    id: row.id,
-    object: 'event',
-    type: row.type,
-    livemode: row.mode === 'live',
-    api_version: row.api_version,
-    created_at: iso(row.created_at),
-    data: row.data,
-    related_to: row.related_to,
-    related_to_kind: row.related_to_kind,
-  };
+export const EventList = ListEnvelope(Event);
+
+// An event's data is stored as the JSON text it is answered with (src/store/events.ts): handed through, not re-serialized.
+const event = rawFieldSerializer(Event, 'data');
+const eventList = rawFieldSerializer(EventList, 'data');
+
+/** The Event object as JSON text. */
+export function eventJson(row: StoredEvent): string {
+  return event(
+    {
+      id: row.id,
+      object: 'event',
+      type: row.type,
+      livemode: row.mode === 'live',
+      api_version: row.api_version,
+      created_at: iso(row.created_at),
+      related_to: row.related_to,
+      related_to_kind: row.related_to_kind,
+    },
+    row.data_text,
+  );
+}
+
+/** A page of events as JSON text, from the envelope whose data are the events' JSON texts. */
+export function eventListJson(page: { has_more: boolean; data: string[]; cursor: string | null }): string {
+  return eventList(page, `[${page.data.join(',')}]`);
 }
