@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
 export interface BenchOptions {
@@ -42,7 +43,7 @@ export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -
                        (BENCH_WEBHOOK_INTENTS, default 200)
   --profile            CPU profile, SQL per request and PostgreSQL session states (BENCH_PROFILE=1);
                        slows the server down, so its req/s are not comparable to a plain run
-  --postgres-url <url> maintenance connection (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+  --postgres-url <url> maintenance connection (BENCH_POSTGRES_URL, default the local server's Unix socket, else 127.0.0.1:5432)
   --redis-url <url>    Redis of the postgres-redis target (BENCH_REDIS_URL, default redis://127.0.0.1:6379)
 
 An earlier commit's own benchmark, to compare by scenario name: bench/at-commit.sh <commit> [options]
@@ -84,7 +85,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
     webhookEvents,
     webhookIntents: number('webhook-intents', values['webhook-intents'] ?? env.BENCH_WEBHOOK_INTENTS, 200, 1),
     profile: values.profile ?? env.BENCH_PROFILE === '1',
-    postgresUrl: values['postgres-url'] ?? env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    postgresUrl: values['postgres-url'] ?? env.BENCH_POSTGRES_URL ?? defaultPostgresUrl(),
     redisUrl: values['redis-url'] ?? env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   };
 }
@@ -94,4 +95,17 @@ function number(name: string, raw: string | undefined, fallback: number, min: nu
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}, got "${raw}"`);
   return value;
+}
+
+const LOCAL_SOCKET_DIR = '/var/run/postgresql';
+
+/**
+ * The local server through its Unix socket when it has one (what a deployment on the same host should use: a query
+ * costs the client about a third less CPU than over loopback TCP, see BENCHMARKS.md), else over TCP. The service
+ * and pgbench are both given this URL, so each ceiling is measured over the same transport as its scenario.
+ */
+function defaultPostgresUrl(): string {
+  return fs.existsSync(`${LOCAL_SOCKET_DIR}/.s.PGSQL.5432`)
+    ? `postgres://postgres@${encodeURIComponent(LOCAL_SOCKET_DIR)}/postgres`
+    : 'postgres://postgres@127.0.0.1:5432/postgres';
 }
