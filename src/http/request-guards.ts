@@ -38,6 +38,8 @@ export const unstorableStringPath = (value: unknown): string[] | null =>
  */
 export function refuseUnstorableStrings(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (const part of [request.query, request.body]) {
+    // Most requests are GETs with no query: nothing to walk.
+    if (part === undefined || part === null || (typeof part === 'object' && isEmpty(part))) continue;
     const path = unstorableStringPath(part);
     if (path) {
       // eslint-disable-next-line no-control-regex -- the offending characters are masked in the answer
@@ -48,6 +50,11 @@ export function refuseUnstorableStrings(request: FastifyRequest, _reply: Fastify
     }
   }
   done();
+}
+
+function isEmpty(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 /**
