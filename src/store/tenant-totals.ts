@@ -37,14 +37,13 @@ export async function tenantHoldings(sql: Sql, tenant: Tenant): Promise<{ holdin
 
 /**
  * Moves every committed delta into tenant_totals, in one transaction: a read sees them either as deltas or in
- * the totals, never both nor neither. One process folds at a time (the others skip their turn), so two folds
- * never wait on each other's rows. Deposits are not held up: they only append deltas, which this never locks
- * before they commit. Answers how many deltas were folded.
+ * the totals, never both nor neither. Folds take turns (several processes may run one), so two never lock
+ * tenant_totals rows in different orders. Deposits are not held up: they only append deltas, which a fold
+ * never sees before they commit. Answers how many deltas were folded.
  */
 export function foldTenantTotals(db: Database): Promise<number> {
   return db.transaction(async (tx) => {
-    const [turn] = await tx.query<{ mine: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS mine', [FOLD_LOCK_ID]);
-    if (!turn!.mine) return 0;
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [FOLD_LOCK_ID]);
     const [row] = await tx.query<{ folded: number }>(
       `WITH folded AS (
          DELETE FROM tenant_total_deltas RETURNING organization_id, mode, asset, network, available, reserved, profiles

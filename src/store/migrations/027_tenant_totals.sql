@@ -17,9 +17,11 @@ CREATE TABLE tenant_totals (
   mode             text NOT NULL CHECK (mode IN ('test', 'live')),
   asset            text,
   network          text,
-  available        numeric NOT NULL CHECK (available >= 0),
-  reserved         numeric NOT NULL CHECK (reserved >= 0),
-  profiles         bigint NOT NULL CHECK (profiles >= 0),
+  -- No CHECK (available >= 0): a fold inserts each sum of deltas, which may be negative, before it finds the row
+  -- it adds to, and PostgreSQL checks the row it was asked to insert. `ledger verify` compares these with the accounts.
+  available        numeric NOT NULL,
+  reserved         numeric NOT NULL,
+  profiles         bigint NOT NULL,
   CONSTRAINT tenant_totals_key UNIQUE NULLS NOT DISTINCT (organization_id, mode, asset, network),
   CHECK ((asset IS NULL) = (network IS NULL)),
   CHECK (asset IS NOT NULL OR (available = 0 AND reserved = 0))
