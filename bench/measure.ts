@@ -83,7 +83,8 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
   try {
     const partnerKey = run.target.database === 'none' ? null : await createPartnerKey(server.baseUrl, adminToken);
     const fixture: Fixture = emptyFixture();
-    const fixtureContext: FixtureContext | null = partnerKey ? { baseUrl: server.baseUrl, adminToken, partnerKey, fixture } : null;
+    const { profiles } = context.options;
+    const fixtureContext: FixtureContext | null = partnerKey ? { baseUrl: server.baseUrl, adminToken, partnerKey, fixture, profiles } : null;
     const fixtures: FixtureTiming[] = [];
     const measurements: Measurement[] = [];
     const wanted = run.target.database === 'none' ? null : context.options.scenario;
@@ -96,7 +97,11 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
       }
       const key = template.organization === 'profiles' ? fixture.profiles_key : partnerKey;
       const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-      const scenario = { ...template, path: template.path.replace('{intent_id}', fixture.intent_id).replace('{ref_code}', fixture.ref_code) };
+      const scenario = {
+        ...template,
+        name: template.name.replace('{profiles}', profiles.toLocaleString('en')),
+        path: template.path.replace('{intent_id}', fixture.intent_id).replace('{ref_code}', fixture.ref_code),
+      };
       const measurement = await measureScenario(run, scenario, server, headers, fixture, context);
       const unit = measurement.chain ? 'pairs/s' : 'req/s';
       process.stderr.write(`  ${run.label} | ${scenario.name}: ${Math.round(measurement.requestsPerSecond)} ${unit}\n`);
@@ -162,9 +167,9 @@ export async function settleMachine(options: BenchOptions): Promise<void> {
 }
 
 async function createFixture(target: string, name: FixtureName, context: FixtureContext): Promise<FixtureTiming> {
-  const { description, create } = FIXTURES[name];
+  const description = FIXTURES[name].description(context);
   const started = performance.now();
-  await create(context);
+  await FIXTURES[name].create(context);
   return { target, fixture: name, description, seconds: Math.round((performance.now() - started) / 100) / 10 };
 }
 

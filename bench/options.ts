@@ -13,6 +13,8 @@ export interface BenchOptions {
   only: string[] | null;
   /** Only the service scenarios whose name contains one of these texts. */
   scenario: string[] | null;
+  /** End users of the tenant-wide balances scenario's organization (its `profiles` fixture). */
+  profiles: number;
   /** Webhooks step: events queued per throughput variant (pairs of a paid intent's two events). */
   webhookEvents: number;
   /** Webhooks step: sequential intents timed from simulated deposit to receipt. */
@@ -37,6 +39,8 @@ export const usage = (targetNames: readonly string[]) => `Usage: npm run bench -
   --scenario <text>    only the service scenarios whose name contains text, e.g.
                        'POST /connect/v1/payment-intents'; several texts separated
                        by | (BENCH_SCENARIO)
+  --profiles <n>       end users holding 3 assets each in the tenant-wide balances
+                       scenario's organization (BENCH_PROFILES, default 1000)
   --webhook-events <n> webhooks step: events delivered per throughput variant, even
                        (BENCH_WEBHOOK_EVENTS, default 20000)
   --webhook-intents <n> webhooks step: intents timed from deposit to receipt
@@ -59,6 +63,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
       settle: { type: 'string' },
       only: { type: 'string' },
       scenario: { type: 'string' },
+      profiles: { type: 'string' },
       'webhook-events': { type: 'string' },
       'webhook-intents': { type: 'string' },
       profile: { type: 'boolean' },
@@ -82,6 +87,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, targetNames
     settle: number('settle', values.settle ?? env.BENCH_SETTLE, 30, 0),
     only,
     scenario: scenarioList ? scenarioList.split('|').filter(Boolean) : null,
+    profiles: number('profiles', values.profiles ?? env.BENCH_PROFILES, 1_000, 1),
     webhookEvents,
     webhookIntents: number('webhook-intents', values['webhook-intents'] ?? env.BENCH_WEBHOOK_INTENTS, 200, 1),
     profile: values.profile ?? env.BENCH_PROFILE === '1',

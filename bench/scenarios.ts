@@ -16,7 +16,7 @@ export interface Scenario {
   perRequest?: (request: RequestParams, fixture: Fixture) => RequestParams;
   /** Fixtures the scenario reads; each is created once per target, just before the first scenario needing it. */
   needs?: readonly FixtureName[];
-  /** Whose key the requests carry: the target's organization (default), or the one with 1,000 profiles. */
+  /** Whose key the requests carry: the target's organization (default), or the one with --profiles profiles. */
   organization?: 'main' | 'profiles';
   /**
    * A second request, sent on the same connection once the first has answered 2xx, its body built from that
@@ -39,7 +39,7 @@ export interface FollowUp {
 
 /**
  * Per-target data the scenarios read: `intent_id` (one intent), `intent_ids` (many, to spread load),
- * `profiles_key` (the key of a second organization whose 1,000 end users hold balances).
+ * `profiles_key` (the key of a second organization whose --profiles end users hold balances).
  */
 export interface Fixture {
   intent_id: string;
@@ -129,7 +129,8 @@ const PAYOUT_DESTINATION = 'So11111111111111111111111111111111111111112';
  */
 export const MONEY_OUT_SCENARIOS: readonly Scenario[] = [
   {
-    name: 'GET /connect/v1/balances (tenant-wide, 1,000 profiles holding 3 assets each)',
+    // {profiles} is --profiles, written as 1,000: the name a run without the option always had.
+    name: 'GET /connect/v1/balances (tenant-wide, {profiles} profiles holding 3 assets each)',
     method: 'GET',
     path: '/connect/v1/balances',
     needs: ['profiles'],

@@ -27,11 +27,13 @@ export interface FixtureContext {
   partnerKey: string;
   /** Filled in as fixtures are created. */
   fixture: Fixture;
+  /** End users of the `profiles` fixture (--profiles); 1,000 when not given. */
+  profiles?: number;
 }
 
 export interface FixtureSpec {
   /** What it holds, for the report. */
-  description: string;
+  description(context: FixtureContext): string;
   create(context: FixtureContext): Promise<void>;
 }
 
@@ -40,17 +42,22 @@ export const emptyFixture = (): Fixture => ({ intent_id: '', ref_code: '', inten
 /** Fixtures by name; the sizes here are what the report's descriptions say. */
 export const FIXTURES: Record<FixtureName, FixtureSpec> = {
   intents: {
-    description: '64 intents of 100,000,000 USDC, the first with 60 deposits of 0.01',
+    description: () => '64 intents of 100,000,000 USDC, the first with 60 deposits of 0.01',
     create: createIntents,
   },
   treasury: {
-    description: 'the organization treasury funded with 500,000,000 USDC on Solana (one standalone address, one deposit)',
+    description: () => 'the organization treasury funded with 500,000,000 USDC on Solana (one standalone address, one deposit)',
     create: fundTreasury,
   },
   profiles: {
-    description:
-      'a second organization with 1,000 profiles, each holding USDC/solana, USDT/tron and ETH/base ' +
-      '(3,000 addresses, 3,000 deposits, 16 requests in flight)',
+    description: (context) => {
+      const profiles = profilesOf(context);
+      const each = (n: number) => n.toLocaleString('en');
+      return (
+        `a second organization with ${each(profiles)} profiles, each holding USDC/solana, USDT/tron and ETH/base ` +
+        `(${each(profiles * HOLDINGS.length)} addresses, ${each(profiles * HOLDINGS.length)} deposits, ${IN_FLIGHT} requests in flight)`
+      );
+    },
     create: createProfiles,
   },
 };
@@ -87,7 +94,8 @@ async function fundTreasury({ baseUrl, partnerKey }: FixtureContext): Promise<vo
   await post(`${baseUrl}/connect/v1/test/addresses/${address.id}/simulate-deposit`, partnerKey, { amount: '500000000' });
 }
 
-const PROFILES = 1_000;
+const DEFAULT_PROFILES = 1_000;
+const profilesOf = (context: FixtureContext) => context.profiles ?? DEFAULT_PROFILES;
 const HOLDINGS = [
   { asset: 'USDC', network: 'solana', amount: '125.5' },
   { asset: 'USDT', network: 'tron', amount: '80.25' },
@@ -97,12 +105,15 @@ const IN_FLIGHT = 16;
 
 /**
  * What the tenant-wide balances scenario reads, in an organization of its own (so the other scenarios' data
- * does not change its answer): 1,000 end users, each with one address per holding and one deposit to each.
+ * does not change its answer): --profiles end users, each with one address per holding and one deposit to each,
+ * made through the API so that the rows are the service's own.
  */
-async function createProfiles({ baseUrl, adminToken, fixture }: FixtureContext): Promise<void> {
-  const key = await createPartnerKey(baseUrl, adminToken, 'Benchmark (1,000 profiles)');
+async function createProfiles(context: FixtureContext): Promise<void> {
+  const { baseUrl, adminToken, fixture } = context;
+  const profiles = profilesOf(context);
+  const key = await createPartnerKey(baseUrl, adminToken, `Benchmark (${profiles.toLocaleString('en')} profiles)`);
   const tasks: (() => Promise<void>)[] = [];
-  for (let user = 0; user < PROFILES; user++) {
+  for (let user = 0; user < profiles; user++) {
     const externalRef = `bench-user-${String(user).padStart(4, '0')}`;
     for (const { asset, network, amount } of HOLDINGS) {
       tasks.push(async () => {
@@ -120,7 +131,7 @@ async function createProfiles({ baseUrl, adminToken, fixture }: FixtureContext):
   );
   const expected = HOLDINGS.map((h) => `${h.asset}/${h.network}`).sort();
   const held = balance.balances.map((b) => `${b.asset}/${b.network}`).sort();
-  if (balance.profiles_count !== PROFILES || held.join() !== expected.join()) {
+  if (balance.profiles_count !== profiles || held.join() !== expected.join()) {
     throw new Error(`the profiles fixture holds ${balance.profiles_count} profiles and ${held.join(', ')}`);
   }
   fixture.profiles_key = key;

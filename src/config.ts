@@ -30,6 +30,8 @@ export interface Config {
   sandboxPayoutSweepSeconds: number;
   /** Seconds between reconciliations of the live chains against the ledger (docs/reconciliation.md); 0: never. */
   reconcileIntervalSeconds: number;
+  /** Seconds between folds of the tenant-wide balance's deltas into its totals (src/store/tenant-totals.ts). */
+  balanceFoldSeconds: number;
   catalogFile: string | undefined;
   /** Where partners reach this service (links the API hands out, e.g. a payout's tracking_url). */
   publicUrl: string;
@@ -347,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     expirySweepIntervalSeconds: integer('CONNECT_EXPIRY_SWEEP_SECONDS', env.CONNECT_EXPIRY_SWEEP_SECONDS, 15),
     sandboxPayoutSweepSeconds: integer('CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS', env.CONNECT_SANDBOX_PAYOUT_SWEEP_SECONDS, 2),
     reconcileIntervalSeconds: integer('CONNECT_RECONCILE_INTERVAL_SECONDS', env.CONNECT_RECONCILE_INTERVAL_SECONDS, 600),
+    balanceFoldSeconds: positiveInteger('CONNECT_BALANCE_FOLD_SECONDS', env.CONNECT_BALANCE_FOLD_SECONDS, 2),
     catalogFile: env.CONNECT_CATALOG_FILE || undefined,
     publicUrl: (env.CONNECT_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8080}`).replace(/\/+$/, ''),
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),

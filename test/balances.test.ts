@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
 import type { PriceSnapshot, PriceSource } from '../src/providers/prices/price-source.js';
+import { foldTenantTotals } from '../src/store/tenant-totals.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { createAddress, createTenant, errorOf, extraKey, insertLiveAddress, creditDirect, json, simulateAddress } from './support/partner.js';
@@ -112,6 +113,19 @@ describe('GET /balances tenant-wide', () => {
         .reduce((sum, l) => sum.plus(l.amount!), new Decimal(0));
     expect(sumOf('USDC').plus(10).toFixed()).toBe('17.5');
     expect(sumOf('ETH').toFixed()).toBe('1');
+  });
+
+  it('answers the same before and after its running totals are folded (docs/money-out.md, the tenant-wide balance)', async () => {
+    prices.snapshot = fullPrices();
+    const tenant = await createTenant(t);
+    await holding(tenant, 'USDC', 'solana', '1.5');
+    await holding(tenant, 'USDC', 'solana', '3', 'c');
+    await holding(tenant, 'ETH', 'base', '0.25', 'd');
+    const unfolded = await t.call(tenant.key, 'GET', '/balances');
+    expect(await foldTenantTotals(t.db)).toBeGreaterThan(0);
+    const folded = await t.call(tenant.key, 'GET', '/balances');
+    expect(folded.body).toBe(unfolded.body);
+    expect(json<{ profiles_count: number }>(folded).profiles_count).toBe(2);
   });
 
   it('sandbox balances never include live funds', async () => {

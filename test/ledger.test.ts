@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { TREASURY_SHARDS } from '../src/domain/ledger.js';
 import { creditFromWorld } from '../src/store/ledger.js';
+import { foldTenantTotals } from '../src/store/tenant-totals.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
@@ -94,8 +95,8 @@ describe('npx connect-payments ledger verify', () => {
     const run = await cli(['ledger', 'verify']);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report).sort()).toEqual(['account_mismatches', 'accounts', 'ok', 'postings', 'transfers', 'unbalanced_transfers']);
-    expect(report).toMatchObject({ ok: true, account_mismatches: [], unbalanced_transfers: [] });
+    expect(Object.keys(report).sort()).toEqual(['account_mismatches', 'accounts', 'ok', 'postings', 'tenant_total_mismatches', 'transfers', 'unbalanced_transfers']);
+    expect(report).toMatchObject({ ok: true, account_mismatches: [], unbalanced_transfers: [], tenant_total_mismatches: [] });
     expect(report.accounts).toBeGreaterThan(0);
     expect(report.transfers).toBeGreaterThan(0);
     expect(report.postings).toBe(report.transfers * 2);
@@ -131,6 +132,41 @@ describe('npx connect-payments ledger verify', () => {
     } finally {
       await t.db.query('UPDATE ledger_accounts SET balance = balance - 0.000001 WHERE id = $1', [account!.id]);
     }
+  });
+});
+
+describe('tenant-wide totals in the ledger check', () => {
+  it('catches a tenant total altered by hand: ok false, naming the tenant, the line and both figures, in the operator API and the CLI alike', async () => {
+    const org = await createTenant(t);
+    const address = await createAddress(t, org.key, { asset: 'USDC', network: 'base', external_ref: 'someone' });
+    await simulateAddress(t, org.key, address.id, '2');
+    await foldTenantTotals(t.db);
+    const tamper = (by: number) =>
+      t.db.query(
+        `UPDATE tenant_totals SET available = available + CASE WHEN asset IS NULL THEN 0 ELSE $2::numeric END,
+           profiles = profiles + CASE WHEN asset IS NULL THEN $2::int ELSE 0 END
+         WHERE organization_id = $1`,
+        [org.organizationId, by],
+      );
+    await tamper(1);
+    try {
+      const report = await verifyLedger(t.db);
+      expect(report.ok).toBe(false);
+      expect(report.accountMismatches).toEqual([]);
+      expect(report.unbalancedTransfers).toEqual([]);
+      const mismatches = [
+        { organization: org.organizationId, mode: 'test', asset: null, network: null, quantity: 'profiles', total: '2', counted: '1' },
+        { organization: org.organizationId, mode: 'test', asset: 'USDC', network: 'base', quantity: 'available', total: '3', counted: '2' },
+      ];
+      expect(report.tenantTotalMismatches).toEqual(mismatches);
+      expect((await t.admin('GET', '/ledger/verification')).json()).toMatchObject({ ok: false, tenant_total_mismatches: mismatches });
+      const run = await cli(['ledger', 'verify']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('2 tenant total(s) that differ from their accounts');
+    } finally {
+      await tamper(-1);
+    }
+    expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 });
 

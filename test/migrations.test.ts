@@ -9,6 +9,7 @@ import { Decimal } from '../src/domain/money.js';
 import type { Database } from '../src/store/database.js';
 import { migrate } from '../src/store/migrate.js';
 import { openPostgres } from '../src/store/postgres.js';
+import { tenantHoldings } from '../src/store/tenant-totals.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import { OperatorService } from '../src/use-cases/operator.js';
 import { startTestApp } from './support/app.js';
@@ -183,6 +184,71 @@ describe('migration from the one-sided ledger (before 004)', () => {
       } finally {
         await t.close();
       }
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('migration 027: the tenant-wide totals start from what the accounts already hold', () => {
+  it('backfills every tenant and mode: available and reserved over shards and profiles, fees and world left out, profiles counted', async () => {
+    const fresh = await openTestDatabase({ migrated: false });
+    try {
+      const db = fresh.db;
+      await db.query('CREATE TABLE schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      for (const file of migrationFiles((f) => f < '027')) {
+        await db.exec(fs.readFileSync(new URL(file, migrationsDir), 'utf8'));
+        await db.query('INSERT INTO schema_migrations (id) VALUES ($1)', [file]);
+      }
+      const [org, other] = [randomUUID(), randomUUID()];
+      const [alice, bob, livePerson] = [randomUUID(), randomUUID(), randomUUID()];
+      await db.query(
+        `INSERT INTO organizations (id, name, status, settings) VALUES ($1, 'Held', 'active', '{"intent_ttl_seconds":3600,"disabled_pairs":[]}'),
+           ($2, 'Other', 'active', '{"intent_ttl_seconds":3600,"disabled_pairs":[]}')`,
+        [org, other],
+      );
+      await db.query(
+        `INSERT INTO profiles (id, organization_id, mode, external_ref) VALUES ($1, $4, 'test', 'alice'), ($2, $4, 'test', 'bob'), ($3, $4, 'live', 'alice')`,
+        [alice, bob, livePerson, org],
+      );
+      const accounts: [string, string, string | null, string, string, string, string, number][] = [
+        [org, 'test', null, 'USDC', 'solana', '10', 'available', 0],
+        [org, 'test', null, 'USDC', 'solana', '2.5', 'available', 3],
+        [org, 'test', null, 'USDC', 'solana', '0.5', 'fees', 0],
+        [org, 'test', null, 'USDC', 'solana', '0', 'world', 0],
+        [org, 'test', alice, 'USDC', 'solana', '1.25', 'available', 0],
+        [org, 'test', alice, 'USDC', 'solana', '4', 'reserved', 0],
+        [org, 'test', bob, 'ETH', 'base', '0.001', 'available', 0],
+        [org, 'test', bob, 'USDT', 'tron', '0', 'available', 0],
+        [org, 'live', livePerson, 'USDC', 'solana', '40', 'available', 0],
+        [other, 'test', null, 'USDC', 'solana', '99', 'available', 0],
+      ];
+      for (const [owner, mode, profile, asset, network, balance, kind, shard] of accounts) {
+        await db.query(
+          `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance, kind, shard) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [randomUUID(), owner, mode, profile, asset, network, balance, kind, shard],
+        );
+      }
+
+      expect(await migrate(db)).toEqual(['027_tenant_totals.sql']);
+      expect(await tenantHoldings(db, { organizationId: org, mode: 'test' })).toEqual({
+        holdings: [
+          { asset: 'ETH', network: 'base', available: '0.001', reserved: '0' },
+          { asset: 'USDC', network: 'solana', available: '13.75', reserved: '4' },
+        ],
+        profilesCount: 2,
+      });
+      expect(await tenantHoldings(db, { organizationId: org, mode: 'live' })).toEqual({
+        holdings: [{ asset: 'USDC', network: 'solana', available: '40', reserved: '0' }],
+        profilesCount: 1,
+      });
+      expect(await tenantHoldings(db, { organizationId: other, mode: 'test' })).toEqual({
+        holdings: [{ asset: 'USDC', network: 'solana', available: '99', reserved: '0' }],
+        profilesCount: 0,
+      });
+      // Nothing was appended by the backfill itself: the totals are all in tenant_totals.
+      expect(await db.query('SELECT count(*)::int AS n FROM tenant_total_deltas')).toEqual([{ n: 0 }]);
+      expect((await verifyLedger(db)).tenantTotalMismatches).toEqual([]);
     } finally {
       await fresh.close();
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { creditShard, worldAccountId } from '../domain/ledger.js';
 import { Decimal } from '../domain/money.js';
 import type { Sql } from './database.js';
+import { tenantTotalMismatches, type TenantTotalMismatch } from './tenant-totals.js';
 import type { Tenant } from './tenancy.js';
 
 /*
@@ -80,6 +81,8 @@ export interface LedgerCheck {
   accountMismatches: { id: string; balance: string; postings: string }[];
   /** Transfers whose postings do not sum to zero for some asset, or that have fewer than two postings. */
   unbalancedTransfers: { id: string; asset: string | null; sum: string | null; postings: number }[];
+  /** Tenant-wide totals (what GET /balances answers without external_ref) that differ from the tenant's accounts or profiles. */
+  tenantTotalMismatches: TenantTotalMismatch[];
 }
 
 /** The whole ledger's invariants, checked in SQL over every tenant (for `connect-payments ledger verify`). */
@@ -102,7 +105,7 @@ export async function checkLedger(sql: Sql): Promise<LedgerCheck> {
      WHERE coalesce(n.postings, 0) < 2 OR p.sum <> 0
      ORDER BY t.id`,
   );
-  return { ...counts!, accountMismatches, unbalancedTransfers };
+  return { ...counts!, accountMismatches, unbalancedTransfers, tenantTotalMismatches: await tenantTotalMismatches(sql) };
 }
 
 /** Whose funds: the organization's own (profileId null) or one end user's, in one asset on one network. */
@@ -292,29 +295,15 @@ export interface Holding {
   reserved: string;
 }
 
-const HOLDINGS = `SELECT asset, network,
-    coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
-    coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
-  FROM ledger_accounts
-  WHERE organization_id = $1 AND mode = $2 AND kind IN ('available', 'reserved')`;
-const HOLDINGS_END = 'GROUP BY asset, network HAVING sum(balance) > 0 ORDER BY asset, network';
-
 /** What one owner holds, per asset and network, summed over shards; lines where nothing is held are left out. */
 export function holdingsOf(sql: Sql, tenant: Tenant, profileId: string | null): Promise<Holding[]> {
-  return sql.query<Holding>(`${HOLDINGS} AND profile_id IS NOT DISTINCT FROM $3 ${HOLDINGS_END}`, [tenant.organizationId, tenant.mode, profileId]);
-}
-
-/**
- * What the whole tenant holds (the organization and every profile), summed in SQL, with the number of its
- * profiles, in one statement.
- */
-export async function tenantHoldings(sql: Sql, tenant: Tenant): Promise<{ holdings: Holding[]; profilesCount: number }> {
-  const rows = await sql.query<Holding & { profiles_count: number }>(
-    `WITH held AS (${HOLDINGS} ${HOLDINGS_END})
-     SELECT held.*, (SELECT count(*)::int FROM profiles WHERE organization_id = $1 AND mode = $2) AS profiles_count
-     FROM (SELECT 1) AS one LEFT JOIN held ON true`,
-    [tenant.organizationId, tenant.mode],
+  return sql.query<Holding>(
+    `SELECT asset, network,
+       coalesce(sum(balance) FILTER (WHERE kind = 'available'), 0)::text AS available,
+       coalesce(sum(balance) FILTER (WHERE kind = 'reserved'), 0)::text AS reserved
+     FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND kind IN ('available', 'reserved') AND profile_id IS NOT DISTINCT FROM $3
+     GROUP BY asset, network HAVING sum(balance) > 0 ORDER BY asset, network`,
+    [tenant.organizationId, tenant.mode, profileId],
   );
-  const profilesCount = rows[0]!.profiles_count;
-  return { holdings: rows.filter((row) => row.asset !== null).map(({ profiles_count: _count, ...holding }) => holding), profilesCount };
 }

@@ -4,9 +4,10 @@ import { Decimal } from '../domain/money.js';
 import { valueHoldings } from '../domain/valuation.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Sql } from '../store/database.js';
-import { holdingsOf, tenantHoldings } from '../store/ledger.js';
+import { holdingsOf } from '../store/ledger.js';
 import { findProfileId } from '../store/profiles.js';
 import type { Tenant } from '../store/tenancy.js';
+import { tenantHoldings } from '../store/tenant-totals.js';
 
 export interface BalanceLine {
   asset: string;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
+import { foldTenantTotals } from '../store/tenant-totals.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
 import { tronTransactionKind } from '../providers/chains/tron/http-api.js';
@@ -83,6 +84,16 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
   const stopSweeps = [
     runPeriodically('idempotency purge', config.sweepIntervalSeconds, () => purgeExpiredIdempotencyRecords(db), log),
     runPeriodically('intent expiry', config.expirySweepIntervalSeconds, () => expireDueIntents(db, ctx.clock), log),
+    // Answers 0 whatever it folded: every few seconds under any deposit traffic, a log line each would be noise.
+    runPeriodically(
+      'tenant balance fold',
+      config.balanceFoldSeconds,
+      async () => {
+        await foldTenantTotals(db);
+        return 0;
+      },
+      log,
+    ),
     runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(log), log),
     // One sweep per network: an endpoint that is down delays only its own network's payouts.
     ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),

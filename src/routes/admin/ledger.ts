@@ -21,7 +21,23 @@ export const LedgerReport = Type.Object(
       }),
       { description: 'Transfers whose postings do not sum to zero for some asset, or that have fewer than two postings.' },
     ),
-    ok: Type.Boolean({ description: 'True when both lists are empty.' }),
+    tenant_total_mismatches: Type.Array(
+      Type.Object({
+        organization: Type.String(),
+        mode: Type.String(),
+        asset: Type.Union([Type.String(), Type.Null()]),
+        network: Type.Union([Type.String(), Type.Null()]),
+        quantity: Type.Union([Type.Literal('available'), Type.Literal('reserved'), Type.Literal('profiles')]),
+        total: Type.String(),
+        counted: Type.String(),
+      }),
+      {
+        description:
+          'Tenant-wide totals (what GET /connect/v1/balances answers without external_ref) that differ from the sum of the ' +
+          "tenant's accounts (available, reserved; per asset and network) or from its number of profiles (asset and network null).",
+      },
+    ),
+    ok: Type.Boolean({ description: 'True when the three lists are empty.' }),
   },
   { title: 'LedgerReport' },
 );
@@ -33,15 +49,16 @@ export function adminLedgerRoutes(app: App, { db }: AppContext): void {
       schema: {
         summary: 'Check the double-entry ledger',
         description:
-          'Every running balance must equal the sum of its postings and every transfer must sum to zero per asset, over every tenant. ' +
+          'Every running balance must equal the sum of its postings, every transfer must sum to zero per asset and every tenant-wide ' +
+          'total must equal the sum of the tenant’s accounts, over every tenant. ' +
           'Answers 200 with the report whatever it finds; `ok` says whether the ledger adds up.',
         tags: ['operator'],
         response: { 200: LedgerReport, ...errorResponses(401) },
       },
     },
     async () => {
-      const { accountMismatches, unbalancedTransfers, ...report } = await verifyLedger(db);
-      return { ...report, account_mismatches: accountMismatches, unbalanced_transfers: unbalancedTransfers };
+      const { accountMismatches, unbalancedTransfers, tenantTotalMismatches, ...report } = await verifyLedger(db);
+      return { ...report, account_mismatches: accountMismatches, unbalanced_transfers: unbalancedTransfers, tenant_total_mismatches: tenantTotalMismatches };
     },
   );
 }
