@@ -230,7 +230,7 @@ describe('migration 027: the tenant-wide totals start from what the accounts alr
         );
       }
 
-      expect(await migrate(db)).toEqual(['027_tenant_totals.sql']);
+      expect((await migrate(db))[0]).toBe('027_tenant_totals.sql');
       expect(await tenantHoldings(db, { organizationId: org, mode: 'test' })).toEqual({
         holdings: [
           { asset: 'ETH', network: 'base', available: '0.001', reserved: '0' },
