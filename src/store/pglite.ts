@@ -47,16 +47,14 @@ export async function openPglite(dataDir?: string, template?: Blob): Promise<Dat
   let conflicts = 0;
   const statements = new PreparedStatements(db);
   // PGlite's locks, as its own `query` takes them: the transaction lock keeps a statement out of another's
-  // transaction, the query lock keeps round trips one at a time.
+  // transaction, the query lock keeps round trips one at a time. Unlike its `query`, no `syncToFs` after a
+  // statement: that copies browser file systems to storage, and in Node (a data directory, or memory) every
+  // write has already gone through to the files.
   const inTransaction = <Row>(text: string, params?: readonly unknown[]) =>
     db._runExclusiveQuery(() => statements.query<Row>(text, params));
   const alone = async <Row>(text: string, params?: readonly unknown[]) => {
     await db._checkReady();
-    return db._runExclusiveTransaction(async () => {
-      const rows = await inTransaction<Row>(text, params);
-      await db.syncToFs();
-      return rows;
-    });
+    return db._runExclusiveTransaction(() => inTransaction<Row>(text, params));
   };
   return {
     kind: 'pglite',
@@ -66,7 +64,7 @@ export async function openPglite(dataDir?: string, template?: Blob): Promise<Dat
       retryConflicts(() =>
         db.transaction((tx) =>
           work({
-            query: (text, params) => {
+            query: async (text, params) => {
               if (tx.closed) throw new Error('Transaction is closed');
               return inTransaction(text, params);
             },
