@@ -31,6 +31,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
  */
 export class PreparedStatements {
   readonly #statements = new Map<string, Prepared>();
+  /** Names are never reused: a parse that succeeded before its describe failed leaves its name taken. */
+  #named = 0;
 
   constructor(private readonly db: PGlite) {}
 
@@ -55,7 +57,7 @@ export class PreparedStatements {
   }
 
   async #prepare(text: string): Promise<Prepared> {
-    const name = `s${this.#statements.size}`;
+    const name = `s${this.#named++}`;
     const replies = await this.db.execProtocolStream(
       concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
       { syncToFs: false },
