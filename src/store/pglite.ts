@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { isAlive } from '../operator-files.js';
 import { retryConflicts, type Database, type Sql } from './database.js';
+import { PreparedStatements } from './pglite-statements.js';
 
 /**
  * PGlite does not stop a second process from opening the same data directory, and two writers corrupt
@@ -44,16 +45,31 @@ export async function openPglite(dataDir?: string, template?: Blob): Promise<Dat
     throw error;
   }
   let conflicts = 0;
-  const query = async <Row>(tx: Pick<PGlite, 'query'>, text: string, params?: readonly unknown[]) =>
-    (await tx.query<Row>(text, params as unknown[] | undefined)).rows;
+  const statements = new PreparedStatements(db);
+  // PGlite's locks, as its own `query` takes them: the transaction lock keeps a statement out of another's
+  // transaction, the query lock keeps round trips one at a time. Unlike its `query`, no `syncToFs` after a
+  // statement: that copies browser file systems to storage, and in Node (a data directory, or memory) every
+  // write has already gone through to the files.
+  const inTransaction = <Row>(text: string, params?: readonly unknown[]) =>
+    db._runExclusiveQuery(() => statements.query<Row>(text, params));
+  const alone = async <Row>(text: string, params?: readonly unknown[]) => {
+    await db._checkReady();
+    return db._runExclusiveTransaction(() => inTransaction<Row>(text, params));
+  };
   return {
     kind: 'pglite',
-    query: (text, params) => query(db, text, params),
+    query: alone,
     exec: async (script) => void (await db.exec(script)),
     transaction: <T>(work: (tx: Sql) => Promise<T>) =>
       retryConflicts(() =>
         db.transaction((tx) =>
-          work({ query: (text, params) => query(tx, text, params), exec: async (script) => void (await tx.exec(script)) }),
+          work({
+            query: async (text, params) => {
+              if (tx.closed) throw new Error('Transaction is closed');
+              return inTransaction(text, params);
+            },
+            exec: async (script) => void (await tx.exec(script)),
+          }),
         ),
         () => conflicts++,
       ),
