@@ -39,8 +39,10 @@ export class CursorCodec {
     return createHmac('sha256', this.secret).update(`${list}\n${payload}`).digest().subarray(0, 16);
   }
 
-  encode(list: string, row: { created_at: Date; id: string }): string {
-    const payload = Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
+  /** `created_at` as a Date, or as the text toISOString gives (rows read in the form they are answered in). */
+  encode(list: string, row: { created_at: Date | string; id: string }): string {
+    const createdAt = typeof row.created_at === 'string' ? row.created_at : row.created_at.toISOString();
+    const payload = Buffer.from(JSON.stringify([createdAt, row.id])).toString('base64url');
     return `${payload}.${this.sign(list, payload).toString('base64url')}`;
   }
 
@@ -61,7 +63,7 @@ export class CursorCodec {
     };
   }
 
-  envelope<Row extends { created_at: Date; id: string }, Out>(list: string, page: Page<Row>, present: (row: Row) => Out) {
+  envelope<Row extends { created_at: Date | string; id: string }, Out>(list: string, page: Page<Row>, present: (row: Row) => Out) {
     const last = page.rows[page.rows.length - 1];
     return {
       has_more: page.hasMore,

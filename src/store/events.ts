@@ -16,16 +16,24 @@ export interface EventRow {
   created_at: Date;
 }
 
-/** An event as read back: its `data` is the JSON text answers carry (see migration 029). */
-export type StoredEvent = Omit<EventRow, 'data'> & { data_text: string };
+/**
+ * An event as read back, in the form its answers print: `data` as its JSON text (see migration 029) and
+ * `created_at` as its ISO 8601 text, so that a page of events is neither parsed nor formatted again.
+ */
+export type StoredEvent = Omit<EventRow, 'data' | 'created_at'> & { data_text: string; created_at: string };
 
 // Rows from before migration 029 have no text: theirs is made from the jsonb, as every answer was made before.
-const COLUMNS =
-  'id, organization_id, mode, type, api_version, data_text, CASE WHEN data_text IS NULL THEN data END AS data, related_to, related_to_kind, created_at';
+// The time is formatted as Date.toISOString would (event times come from the business clock: milliseconds, UTC).
+const COLUMNS = `id, organization_id, mode, type, api_version, data_text, CASE WHEN data_text IS NULL THEN data END AS data,
+  related_to, related_to_kind, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
-type Read = Omit<EventRow, 'data'> & { data_text: string | null; data: Record<string, unknown> | null };
+type Read = Omit<StoredEvent, 'data_text'> & { data_text: string | null; data: Record<string, unknown> | null };
 
-const stored = ({ data, data_text, ...row }: Read): StoredEvent => ({ ...row, data_text: data_text ?? JSON.stringify(data) });
+/** Fills the text of pre-029 rows in place: a page's rows are not copied. */
+function stored(rows: Read[]): StoredEvent[] {
+  for (const row of rows) if (row.data_text === null) row.data_text = JSON.stringify(row.data);
+  return rows as StoredEvent[];
+}
 
 /**
  * Appends the event and, in the same statement, its outbox row: a delivery exists exactly when the
@@ -61,7 +69,7 @@ export async function findEvent(sql: Sql, tenant: Tenant, id: string): Promise<S
     `SELECT ${COLUMNS} FROM events WHERE id = $1 AND organization_id = $2 AND mode = $3`,
     [id, tenant.organizationId, tenant.mode],
   );
-  return row ? stored(row) : null;
+  return row ? stored([row])[0]! : null;
 }
 
 export interface EventFilters {
@@ -78,5 +86,5 @@ export async function listEvents(sql: Sql, tenant: Tenant, filters: EventFilters
     .optional((p) => `created_at >= ${p}`, filters.from)
     .optional((p) => `created_at <= ${p}`, filters.to);
   const found = await fetchPage<Read>(sql, `SELECT ${COLUMNS} FROM events`, filter, page);
-  return { ...found, rows: found.rows.map(stored) };
+  return { rows: stored(found.rows), hasMore: found.hasMore };
 }

@@ -44,7 +44,7 @@ export class Filter {
  * already passed keeps its position. Newest first, unless the list is a queue read oldest first. One extra
  * row is fetched so that `hasMore` is exact.
  */
-export async function fetchPage<Row extends { created_at: Date; id: string }>(
+export async function fetchPage<Row extends { created_at: Date | string; id: string }>(
   sql: Sql,
   select: string,
   filter: Filter,

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { StoredEvent } from '../../store/events.js';
 import { ListEnvelope } from '../pagination.js';
 import { rawFieldSerializer } from '../raw-json.js';
-import { iso, Timestamp, Uuid } from '../schemas.js';
+import { Timestamp, Uuid } from '../schemas.js';
 
 export const Event = Type.Object(
   {
@@ -34,7 +34,7 @@ export function eventJson(row: StoredEvent): string {
       type: row.type,
       livemode: row.mode === 'live',
       api_version: row.api_version,
-      created_at: iso(row.created_at),
+      created_at: row.created_at,
       related_to: row.related_to,
       related_to_kind: row.related_to_kind,
     },

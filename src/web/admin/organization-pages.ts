@@ -113,7 +113,7 @@ export function keyCreatedPage(ctx: PageContext, key: CreatedApiKey): SafeHtml {
   );
 }
 
-interface ListPage<Row extends { id: string; created_at: Date }> {
+interface ListPage<Row extends { id: string; created_at: Date | string }> {
   title: string;
   load(ctx: AppContext, tenant: Tenant, page: PageRequest): Promise<Page<Row>>;
   columns(page: PageContext, organization: OrganizationRow, mode: KeyMode): Column<Row>[];
@@ -127,7 +127,7 @@ interface DashboardList {
   show(ctx: AppContext, page: PageContext, organization: OrganizationRow, mode: KeyMode, query: { cursor?: string; limit?: string }): Promise<SafeHtml>;
 }
 
-function dashboardList<Row extends { id: string; created_at: Date }>(list: ListPage<Row>, name: string): DashboardList {
+function dashboardList<Row extends { id: string; created_at: Date | string }>(list: ListPage<Row>, name: string): DashboardList {
   return {
     title: list.title,
     async show(ctx, page, organization, mode, query) {
@@ -177,7 +177,7 @@ const events: ListPage<StoredEvent> = {
     { label: 'Id', cell: (e) => html`<code>${e.id}</code>` },
     { label: 'Type', cell: (e) => e.type },
     { label: 'Related to', cell: (e) => (e.related_to ? objectLink(e.related_to_kind, e.related_to, mode) : '—') },
-    { label: 'Created', cell: (e) => time(e.created_at) },
+    { label: 'Created', cell: (e) => time(new Date(e.created_at)) },
     { label: 'Webhook', cell: (e) => replayButton(page, organization, mode, e.id) },
   ],
 };
