@@ -23,9 +23,9 @@ export interface EventRow {
 export type StoredEvent = Omit<EventRow, 'data' | 'created_at'> & { data_text: string; created_at: string };
 
 // Rows from before migration 029 have no text: theirs is made from the jsonb, as every answer was made before.
-// The time is formatted as Date.toISOString would (event times come from the business clock: milliseconds, UTC).
+// The time is printed by api_time (migration 029) as Date.toISOString would.
 const COLUMNS = `id, organization_id, mode, type, api_version, data_text, CASE WHEN data_text IS NULL THEN data END AS data,
-  related_to, related_to_kind, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
+  related_to, related_to_kind, api_time(created_at) AS created_at`;
 
 type Read = Omit<StoredEvent, 'data_text'> & { data_text: string | null; data: Record<string, unknown> | null };
 
