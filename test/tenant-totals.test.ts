@@ -120,15 +120,11 @@ describe('the tenant-wide balance kept as running totals', () => {
     await expectTotalsMatchAccounts(tenant, after);
   });
 
-  it('follows a reversal: a deposit taken back leaves the total', async () => {
-    const tenant = await createTenant(t);
-    const address = await createAddress(t, tenant.key, { asset: 'USDT', network: 'tron', external_ref: 'reorged' });
-    await simulateAddress(t, tenant.key, address.id, '7');
-    await simulateAddress(t, tenant.key, address.id, '5');
-    await foldTenantTotals(t.db);
+  /** Takes back (as a chain reorganization would) the deposit of `amount` to the address. */
+  async function reverseTheDeposit(tenant: { organizationId: string }, addressId: string, amount: string) {
     const [deposit] = await t.db.query<{ id: string; network: string; tx_hash: string; output_index: number }>(
-      'SELECT id, network, tx_hash, output_index FROM transactions WHERE address_id = $1 AND amount = 5',
-      [address.id],
+      'SELECT id, network, tx_hash, output_index FROM transactions WHERE address_id = $1 AND amount = $2',
+      [addressId, amount],
     );
     await t.db.transaction((tx) =>
       reverseDeposit(
@@ -138,6 +134,15 @@ describe('the tenant-wide balance kept as running totals', () => {
         t.ctx.clock,
       ),
     );
+  }
+
+  it('follows a reversal: a deposit taken back leaves the total', async () => {
+    const tenant = await createTenant(t);
+    const address = await createAddress(t, tenant.key, { asset: 'USDT', network: 'tron', external_ref: 'reorged' });
+    await simulateAddress(t, tenant.key, address.id, '7');
+    await simulateAddress(t, tenant.key, address.id, '5');
+    await foldTenantTotals(t.db);
+    await reverseTheDeposit(tenant, address.id, '5');
     await expectTotalsMatchAccounts(tenant, { lines: [{ asset: 'USDT', network: 'tron', amount: '7', reserved: '0' }], profiles: 1 });
   });
 
@@ -145,18 +150,7 @@ describe('the tenant-wide balance kept as running totals', () => {
     const tenant = await createTenant(t);
     const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'solana', external_ref: 'leaves' });
     await simulateAddress(t, tenant.key, address.id, '3');
-    const [deposit] = await t.db.query<{ id: string; network: string; tx_hash: string; output_index: number }>(
-      'SELECT id, network, tx_hash, output_index FROM transactions WHERE address_id = $1',
-      [address.id],
-    );
-    await t.db.transaction((tx) =>
-      reverseDeposit(
-        tx,
-        { organizationId: tenant.organizationId, mode: 'test' },
-        { network: deposit!.network, txHash: deposit!.tx_hash, outputIndex: deposit!.output_index, transactionId: deposit!.id },
-        t.ctx.clock,
-      ),
-    );
+    await reverseTheDeposit(tenant, address.id, '3');
     await expectTotalsMatchAccounts(tenant, { lines: [], profiles: 1 });
   });
 
