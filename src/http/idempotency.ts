@@ -14,6 +14,7 @@ import {
   type StoredResponse,
 } from '../store/idempotency.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
+import { sendJsonText } from './raw-json.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const MAX_KEY_LENGTH = 255;
@@ -130,7 +131,7 @@ export class Idempotency {
       reply.header('idempotent-replayed', 'true');
       this.metrics.replayed();
     }
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendJsonText(reply.code(outcome.status), outcome.body);
   }
 
   private async execute(reply: FastifyReply, scope: IdempotencyScope, hash: string, operation: Operation): Promise<Outcome> {

@@ -27,7 +27,7 @@ export function rawFieldSerializer<S extends TObject>(schema: S, field: keyof S[
   return (value: Record<string, unknown>, raw: string): string => `${open(before(value))}${name}${raw}${close(after(value))}`;
 }
 
-/** Sends JSON text made by a serializer above: Fastify sends a string with a JSON type as it is. */
+/** Sends JSON text already made (by a serializer above, or stored): Fastify sends a string with a JSON type as it is. */
 export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(text);
 }
