@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_PAGE_SIZE } from '../src/domain/page-size.js';
 import type { Sql } from '../src/store/database.js';
-import { listEvents } from '../src/store/events.js';
+import { EVENT_JSON } from '../src/http/resources/event.js';
+import { listEventTexts } from '../src/store/events.js';
 import { findIntentWithAddresses } from '../src/store/payment-intents.js';
 import { openPostgres } from '../src/store/postgres.js';
 import type { Tenant } from '../src/store/tenancy.js';
@@ -68,7 +69,7 @@ export async function readVariants(workDir: string, databaseUrl: string, seeded:
   const db = openPostgres({ connectionString: databaseUrl, maxConnections: 1 });
   try {
     const intent = await capture(db, (sql) => findIntentWithAddresses(sql, seeded.tenant, seeded.intentId, false));
-    const events = await capture(db, (sql) => listEvents(sql, seeded.tenant, {}, { limit: DEFAULT_PAGE_SIZE, after: null }));
+    const events = await capture(db, (sql) => listEventTexts(sql, seeded.tenant, {}, { limit: DEFAULT_PAGE_SIZE, after: null }, EVENT_JSON));
     const addresses = intent.result?.addresses.length ?? 0;
     if (addresses === 0 || !events.result.hasMore) throw new Error('the seeded database does not hold what the read variants must read');
     return [
@@ -80,7 +81,7 @@ export async function readVariants(workDir: string, databaseUrl: string, seeded:
       },
       {
         name: 'list-events',
-        shape: `${LIST_EVENTS.name}: one keyset page, ${DEFAULT_PAGE_SIZE + 1} rows (listEvents)`,
+        shape: `${LIST_EVENTS.name}: one keyset page, ${DEFAULT_PAGE_SIZE + 1} rows (listEventTexts)`,
         scenario: LIST_EVENTS.name,
         ...(await writeScript(workDir, 'list-events', events.sent)),
       },

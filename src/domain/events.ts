@@ -20,7 +20,8 @@ export const EVENT_TYPES = {
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
-export type RelatedKind = 'payment_intent' | 'address' | 'payout';
+export const RELATED_KINDS = ['payment_intent', 'address', 'payout'] as const;
+export type RelatedKind = (typeof RELATED_KINDS)[number];
 
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_TYPES, value);

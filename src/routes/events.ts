@@ -6,7 +6,7 @@ import type { App, AppContext } from '../http/context.js';
 import { PageQuery } from '../http/pagination.js';
 import { sendJsonText } from '../http/raw-json.js';
 import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
-import { Event, EventList, eventJson, eventListJson } from '../http/resources/event.js';
+import { Event, EVENT_JSON, EventList, eventListJson } from '../http/resources/event.js';
 import { presentDelivery, WebhookDelivery } from '../http/resources/webhook-delivery.js';
 import { errorResponses, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
@@ -51,8 +51,9 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
       if (query.livemode !== undefined && (query.livemode === 'true') !== (tenant.mode === 'live')) {
         return { has_more: false, data: [], cursor: null };
       }
-      const page = cursors.envelope(LIST, await events.list(db, tenant, filters, pageRequest), eventJson);
-      return sendJsonText(reply, eventListJson(page));
+      const page = await events.list(db, tenant, filters, pageRequest, EVENT_JSON);
+      const cursor = page.hasMore && page.last ? cursors.encode(LIST, page.last) : null;
+      return sendJsonText(reply, eventListJson({ has_more: page.hasMore, cursor }, page.items));
     },
   );
 
@@ -68,7 +69,7 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
         response: { 200: Event, ...errorResponses(404, ...PARTNER_ERRORS) },
       },
     },
-    async (request, reply) => sendJsonText(reply, eventJson(await events.get(db, tenantOf(request.caller!), request.params.event_id))),
+    async (request, reply) => sendJsonText(reply, (await events.get(db, tenantOf(request.caller!), request.params.event_id, EVENT_JSON)).json),
   );
 
   app.post(

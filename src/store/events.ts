@@ -1,7 +1,7 @@
 import type { EventType, RelatedKind } from '../domain/events.js';
 import type { Sql } from './database.js';
 import { jsonbText } from './jsonb-text.js';
-import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
+import { fetchPage, Filter, keysetQuery, type Page, type PageRequest } from './pagination.js';
 import type { Tenant } from './tenancy.js';
 
 export interface EventRow {
@@ -16,24 +16,45 @@ export interface EventRow {
   created_at: Date;
 }
 
-/**
- * An event as read back, in the form its answers print: `data` as its JSON text (see migration 029) and
- * `created_at` as its ISO 8601 text, so that a page of events is neither parsed nor formatted again.
- */
-export type StoredEvent = Omit<EventRow, 'data' | 'created_at'> & { data_text: string; created_at: string };
+/** An event as the dashboard lists it, its time as the ISO 8601 text answers print. */
+export type EventSummary = Pick<EventRow, 'id' | 'type' | 'related_to' | 'related_to_kind'> & { created_at: string };
 
-// Rows from before migration 029 have no text: theirs is made from the jsonb, as every answer was made before.
-// The time is printed by api_time (migration 029) as Date.toISOString would.
-const COLUMNS = `id, organization_id, mode, type, api_version, data_text, CASE WHEN data_text IS NULL THEN data END AS data,
-  related_to, related_to_kind, api_time(created_at) AS created_at`;
-
-type Read = Omit<StoredEvent, 'data_text'> & { data_text: string | null; data: Record<string, unknown> | null };
-
-/** Fills the text of pre-029 rows in place: a page's rows are not copied. */
-function stored(rows: Read[]): StoredEvent[] {
-  for (const row of rows) if (row.data_text === null) row.data_text = JSON.stringify(row.data);
-  return rows as StoredEvent[];
+/** An event as the API answers it: its whole JSON text, written by PostgreSQL (see EVENT_FIELDS). */
+export interface EventText {
+  json: string;
 }
+
+/** A page of events as the API answers it: their JSON texts joined by commas ('' for none), newest first. */
+export interface EventTextPage {
+  items: string;
+  hasMore: boolean;
+  /** The position of the page's last event, for the next page's cursor. */
+  last: { created_at: string; id: string } | null;
+}
+
+/**
+ * The SQL of each field of an event as answers print it, for the JSON text written by PostgreSQL (the HTTP layer
+ * turns these into the Event object's text). `data` is the text stored with the event (migration 029); rows from
+ * before it have none and give jsonb's own text, made compact in readTexts. Times are printed by api_time
+ * (migration 029) as Date.toISOString would.
+ */
+export const EVENT_FIELDS = {
+  id: 'id',
+  type: 'type',
+  livemode: "mode = 'live'",
+  api_version: 'api_version',
+  created_at: 'api_time(created_at)',
+  data: 'COALESCE(data_text, data::text)',
+  related_to: 'related_to',
+  related_to_kind: 'related_to_kind',
+} as const;
+
+const SUMMARY = 'id, type, related_to, related_to_kind, api_time(created_at) AS created_at';
+/** Whether every row's text is compact: pre-029 rows carry jsonb's spaced text instead. */
+const COMPACT = 'data_text IS NOT NULL';
+
+/** Pre-029 rows' text, parsed and written again, as every answer was made before. */
+const compacted = (json: string, compact: boolean | null) => (compact === false ? JSON.stringify(JSON.parse(json)) : json);
 
 /**
  * Appends the event and, in the same statement, its outbox row: a delivery exists exactly when the
@@ -64,12 +85,18 @@ export async function insertEvent(tx: Sql, event: EventRow): Promise<void> {
   );
 }
 
-export async function findEvent(sql: Sql, tenant: Tenant, id: string): Promise<StoredEvent | null> {
-  const [row] = await sql.query<Read>(
-    `SELECT ${COLUMNS} FROM events WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-    [id, tenant.organizationId, tenant.mode],
-  );
-  return row ? stored([row])[0]! : null;
+const findOne = <Row>(sql: Sql, columns: string, tenant: Tenant, id: string) =>
+  sql.query<Row>(`SELECT ${columns} FROM events WHERE id = $1 AND organization_id = $2 AND mode = $3`, [id, tenant.organizationId, tenant.mode]);
+
+/** One event's JSON text; `json` is the SQL writing it from EVENT_FIELDS. */
+export async function findEventText(sql: Sql, tenant: Tenant, id: string, json: string): Promise<EventText | null> {
+  const [row] = await findOne<EventText & { compact: boolean }>(sql, `${json} AS json, ${COMPACT} AS compact`, tenant, id);
+  return row ? { json: compacted(row.json, row.compact) } : null;
+}
+
+export async function findEventSummary(sql: Sql, tenant: Tenant, id: string): Promise<EventSummary | null> {
+  const [row] = await findOne<EventSummary>(sql, SUMMARY, tenant, id);
+  return row ?? null;
 }
 
 export interface EventFilters {
@@ -79,12 +106,39 @@ export interface EventFilters {
   to?: Date;
 }
 
-export async function listEvents(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<StoredEvent>> {
-  const filter = Filter.tenant(tenant)
+const eventFilter = (tenant: Tenant, filters: EventFilters) =>
+  Filter.tenant(tenant)
     .optional((p) => `type = ANY(${p}::text[])`, filters.types)
     .optional((p) => `related_to = ${p}`, filters.relatedTo)
     .optional((p) => `created_at >= ${p}`, filters.from)
     .optional((p) => `created_at <= ${p}`, filters.to);
-  const found = await fetchPage<Read>(sql, `SELECT ${COLUMNS} FROM events`, filter, page);
-  return { rows: stored(found.rows), hasMore: found.hasMore };
+
+/**
+ * A page of events' JSON texts; `json` is the SQL writing each from EVENT_FIELDS. PostgreSQL joins them into one
+ * text: one row to send and parse instead of a row per event (half of PostgreSQL's cost of the page, measured).
+ */
+export async function listEventTexts(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest, json: string): Promise<EventTextPage> {
+  const rows = `SELECT ${json} AS json, ${COMPACT} AS compact, created_at, id,
+    row_number() OVER (ORDER BY created_at DESC, id DESC) AS n FROM events`;
+  const { text, values } = keysetQuery(rows, eventFilter(tenant, filters), page);
+  // The last parameter is the limit + 1 (keysetQuery): rows before it are the page, one more says there are more.
+  const beyond = `$${values.length}`;
+  const [found] = await sql.query<{ items: string | null; has_more: boolean; last_at: string | null; last_id: string | null; compact: boolean | null }>(
+    `SELECT string_agg(json, ',' ORDER BY n) FILTER (WHERE n < ${beyond}) AS items, count(*) = ${beyond} AS has_more,
+       api_time(max(created_at) FILTER (WHERE n = ${beyond} - 1)) AS last_at, max(id) FILTER (WHERE n = ${beyond} - 1) AS last_id,
+       bool_and(compact) AS compact
+     FROM (${text}) page`,
+    values,
+  );
+  const items = found!.items ?? '';
+  return {
+    items: found!.compact === false ? compacted(`[${items}]`, false).slice(1, -1) : items,
+    hasMore: found!.has_more,
+    last: found!.last_at !== null && found!.last_id !== null ? { created_at: found!.last_at, id: found!.last_id } : null,
+  };
+}
+
+/** A page of events as the dashboard lists them, newest first. */
+export function listEventSummaries(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<EventSummary>> {
+  return fetchPage<EventSummary>(sql, `SELECT ${SUMMARY} FROM events`, eventFilter(tenant, filters), page);
 }

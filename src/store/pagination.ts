@@ -51,6 +51,13 @@ export async function fetchPage<Row extends { created_at: Date | string; id: str
   page: PageRequest,
   order: 'newest' | 'oldest' = 'newest',
 ): Promise<Page<Row>> {
+  const { text, values } = keysetQuery(select, filter, page, order);
+  const rows = await sql.query<Row>(text, values);
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
+
+/** The statement of a page: `select` narrowed to the filter and the rows after the cursor, limit + 1 rows. */
+export function keysetQuery(select: string, filter: Filter, page: PageRequest, order: 'newest' | 'oldest' = 'newest') {
   const [direction, beyond] = order === 'newest' ? ['DESC', '<'] : ['ASC', '>'];
   const where = [...filter.conditions];
   const values = [...filter.params];
@@ -59,7 +66,7 @@ export async function fetchPage<Row extends { created_at: Date | string; id: str
     where.push(`(created_at, id) ${beyond} ($${values.length - 1}, $${values.length})`);
   }
   values.push(page.limit + 1);
-  const text = `${select} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at ${direction}, id ${direction} LIMIT $${values.length}`;
-  const rows = await sql.query<Row>(text, values);
-  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+  const orderBy = `ORDER BY created_at ${direction}, id ${direction}`;
+  const text = `${select} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${orderBy} LIMIT $${values.length}`;
+  return { text, values, orderBy };
 }

@@ -1,7 +1,17 @@
 import { DomainError } from '../domain/errors.js';
 import { API_VERSION, EVENT_ID_PATTERN, newEventId, type EventType, type RelatedKind } from '../domain/events.js';
 import type { Sql } from '../store/database.js';
-import { findEvent, insertEvent, listEvents, type EventFilters, type StoredEvent } from '../store/events.js';
+import {
+  findEventSummary,
+  findEventText,
+  insertEvent,
+  listEventSummaries,
+  listEventTexts,
+  type EventFilters,
+  type EventSummary,
+  type EventText,
+  type EventTextPage,
+} from '../store/events.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import type { Tenant } from '../store/tenancy.js';
 
@@ -30,16 +40,32 @@ export async function recordEvent(
   });
 }
 
-/** The event log as partners read it: their own events only, newest first. */
+/**
+ * The event log as partners read it: their own events only, newest first, each as its JSON text written by
+ * `json` (the SQL of the Event object over the store's EVENT_FIELDS).
+ */
 export class EventLog {
-  list(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest): Promise<Page<StoredEvent>> {
-    return listEvents(sql, tenant, filters, page);
+  list(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest, json: string): Promise<EventTextPage> {
+    return listEventTexts(sql, tenant, filters, page, json);
   }
 
-  /** Unknown, other-tenant and malformed ids are one and the same 404 (the contract). */
-  async get(sql: Sql, tenant: Tenant, id: string): Promise<StoredEvent> {
-    const row = EVENT_ID_PATTERN.test(id) ? await findEvent(sql, tenant, id) : null;
-    if (!row) throw new DomainError('event_not_found', 'No event with that id.', 'event_id');
-    return row;
+  get(sql: Sql, tenant: Tenant, id: string, json: string): Promise<EventText> {
+    return found(id, (valid) => findEventText(sql, tenant, valid, json));
   }
+
+  summary(sql: Sql, tenant: Tenant, id: string): Promise<EventSummary> {
+    return found(id, (valid) => findEventSummary(sql, tenant, valid));
+  }
+
+  /** The operator dashboard's list. */
+  summaries(sql: Sql, tenant: Tenant, page: PageRequest): Promise<Page<EventSummary>> {
+    return listEventSummaries(sql, tenant, {}, page);
+  }
+}
+
+/** Unknown, other-tenant and malformed ids are one and the same 404 (the contract). */
+async function found<Row>(id: string, find: (id: string) => Promise<Row | null>): Promise<Row> {
+  const row = EVENT_ID_PATTERN.test(id) ? await find(id) : null;
+  if (!row) throw new DomainError('event_not_found', 'No event with that id.', 'event_id');
+  return row;
 }

@@ -101,7 +101,7 @@ export class Webhooks {
 
   /** The partner's replay: one fresh delivery of the event, same event id, to the key's mode's endpoint. */
   async replay(tx: Sql, tenant: Tenant, eventId: string): Promise<DeliveryRow> {
-    await this.events.get(tx, tenant, eventId);
+    await this.events.summary(tx, tenant, eventId);
     const delivery = await deliveries.queueReplay(tx, tenant.organizationId, tenant.mode, eventId);
     if (!delivery) throw notConfigured(tenant.mode);
     return delivery;

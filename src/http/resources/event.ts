@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { StoredEvent } from '../../store/events.js';
+import { EVENT_FIELDS } from '../../store/events.js';
+import { jsonObjectSql } from '../json-sql.js';
 import { ListEnvelope } from '../pagination.js';
 import { rawFieldSerializer } from '../raw-json.js';
 import { Timestamp, Uuid } from '../schemas.js';
@@ -21,28 +22,16 @@ export const Event = Type.Object(
 
 export const EventList = ListEnvelope(Event);
 
-// An event's data is stored as the JSON text it is answered with (src/store/events.ts): handed through, not re-serialized.
-const event = rawFieldSerializer(Event, 'data');
+/** The SQL writing an Event object's JSON text (see jsonObjectSql): events are handed through as text. */
+export const EVENT_JSON = jsonObjectSql(Event, EVENT_FIELDS, {
+  raw: ['data'],
+  // Ids, names from the domain's lists (test/events-json.test.ts), the API version, UUIDs and times.
+  plain: ['id', 'type', 'api_version', 'created_at', 'related_to', 'related_to_kind'],
+});
+
 const eventList = rawFieldSerializer(EventList, 'data');
 
-/** The Event object as JSON text. */
-export function eventJson(row: StoredEvent): string {
-  return event(
-    {
-      id: row.id,
-      object: 'event',
-      type: row.type,
-      livemode: row.mode === 'live',
-      api_version: row.api_version,
-      created_at: row.created_at,
-      related_to: row.related_to,
-      related_to_kind: row.related_to_kind,
-    },
-    row.data_text,
-  );
-}
-
-/** A page of events as JSON text, from the envelope whose data are the events' JSON texts. */
-export function eventListJson(page: { has_more: boolean; data: string[]; cursor: string | null }): string {
-  return eventList(page, `[${page.data.join(',')}]`);
+/** A page of events as JSON text: the envelope around the events' texts, joined by commas. */
+export function eventListJson(envelope: { has_more: boolean; cursor: string | null }, items: string): string {
+  return eventList(envelope, `[${items}]`);
 }

@@ -3,7 +3,7 @@ import { ORGANIZATION_STATUSES } from '../../domain/organizations.js';
 import type { AppContext } from '../../http/context.js';
 import { effectiveStatus } from '../../domain/payment-intents.js';
 import type { ApiKeyRow } from '../../store/api-keys.js';
-import type { StoredEvent } from '../../store/events.js';
+import type { EventSummary } from '../../store/events.js';
 import type { OrganizationRow } from '../../store/organizations.js';
 import type { Page, PageRequest } from '../../store/pagination.js';
 import type { Tenant } from '../../store/tenancy.js';
@@ -170,9 +170,9 @@ const transactions: ListPage<TransactionRow> = {
   ],
 };
 
-const events: ListPage<StoredEvent> = {
+const events: ListPage<EventSummary> = {
   title: 'Events',
-  load: (ctx, tenant, page) => ctx.events.list(ctx.db, tenant, {}, page),
+  load: (ctx, tenant, page) => ctx.events.summaries(ctx.db, tenant, page),
   columns: (page, organization, mode) => [
     { label: 'Id', cell: (e) => html`<code>${e.id}</code>` },
     { label: 'Type', cell: (e) => e.type },
