@@ -115,7 +115,7 @@ const eventFilter = (tenant: Tenant, filters: EventFilters) =>
 
 /**
  * A page of events' JSON texts; `json` is the SQL writing each from EVENT_FIELDS. PostgreSQL joins them into one
- * text: one row to send and parse instead of a row per event (half of PostgreSQL's cost of the page, measured).
+ * text: one row to send and parse instead of a row per event (sending 51 rows cost it as much as writing them).
  */
 export async function listEventTexts(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest, json: string): Promise<EventTextPage> {
   const rows = `SELECT ${json} AS json, ${COMPACT} AS compact, created_at, id,
