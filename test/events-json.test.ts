@@ -27,9 +27,9 @@ const awkward = { note: 'quote " backslash \\ newline \n tab \t bell \u0007 sep 
 async function record(): Promise<Array<{ mode: StoreTenant['mode']; text: string }>> {
   const written: Array<{ mode: StoreTenant['mode']; text: string }> = [];
   const cases: Array<[StoreTenant['mode'], EventType, { id: string; kind: RelatedKind } | null, Record<string, unknown>]> = [
-    ['test', 'payment_intent.created', null, awkward],
+    ['test', 'payment_intent.completed', null, awkward],
     ['test', 'payout.completed', { id: crypto.randomUUID(), kind: 'payout' }, { amount: '10.50' }],
-    ['live', 'payment_intent.created', { id: crypto.randomUUID(), kind: 'payment_intent' }, {}],
+    ['live', 'payment_intent.expired', { id: crypto.randomUUID(), kind: 'payment_intent' }, {}],
   ];
   for (const [index, [mode, type, related, data]] of cases.entries()) {
     const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, index));

@@ -114,27 +114,32 @@ const eventFilter = (tenant: Tenant, filters: EventFilters) =>
     .optional((p) => `created_at <= ${p}`, filters.to);
 
 /**
- * A page of events' JSON texts; `json` is the SQL writing each from EVENT_FIELDS. PostgreSQL joins them into one
- * text: one row to send and parse instead of a row per event (sending 51 rows cost it as much as writing them).
+ * Between two events' texts in the one text PostgreSQL joins: a control character, which JSON text never holds
+ * unescaped (JSON.stringify and PostgreSQL's to_json escape it inside strings).
+ */
+const SEPARATOR = '\x1e';
+
+/**
+ * A page of events' JSON texts; `json` is the SQL writing each from EVENT_FIELDS. PostgreSQL joins them, the one
+ * row past the page included, into one text: one row to send and parse instead of a row per event. The row past
+ * the page is cut off here, and the page's last event, parsed, gives the next cursor (numbering the rows in SQL
+ * instead cost PostgreSQL a third more).
  */
 export async function listEventTexts(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest, json: string): Promise<EventTextPage> {
-  const rows = `SELECT ${json} AS json, ${COMPACT} AS compact, created_at, id,
-    row_number() OVER (ORDER BY created_at DESC, id DESC) AS n FROM events`;
-  const { text, values } = keysetQuery(rows, eventFilter(tenant, filters), page);
-  // The last parameter is the limit + 1 (keysetQuery): rows before it are the page, one more says there are more.
-  const beyond = `$${values.length}`;
-  const [found] = await sql.query<{ items: string | null; has_more: boolean; last_at: string | null; last_id: string | null; compact: boolean | null }>(
-    `SELECT string_agg(json, ',' ORDER BY n) FILTER (WHERE n < ${beyond}) AS items, count(*) = ${beyond} AS has_more,
-       api_time(max(created_at) FILTER (WHERE n = ${beyond} - 1)) AS last_at, max(id) FILTER (WHERE n = ${beyond} - 1) AS last_id,
-       bool_and(compact) AS compact
-     FROM (${text}) page`,
+  const { text, values, orderBy } = keysetQuery(`SELECT ${json} AS json, ${COMPACT} AS compact, created_at, id FROM events`, eventFilter(tenant, filters), page);
+  const [found] = await sql.query<{ joined: string | null; count: number; compact: boolean | null }>(
+    `SELECT string_agg(json, E'${SEPARATOR}' ${orderBy}) AS joined, count(*)::int AS count, bool_and(compact) AS compact FROM (${text}) page`,
     values,
   );
-  const items = found!.items ?? '';
+  const hasMore = found!.count > page.limit;
+  const joined = found!.joined ?? '';
+  const kept = hasMore ? joined.slice(0, joined.lastIndexOf(SEPARATOR)) : joined;
+  const items = kept.replaceAll(SEPARATOR, ',');
+  const last = hasMore ? (JSON.parse(kept.slice(kept.lastIndexOf(SEPARATOR) + 1)) as { id: string; created_at: string }) : null;
   return {
     items: found!.compact === false ? compacted(`[${items}]`, false).slice(1, -1) : items,
-    hasMore: found!.has_more,
-    last: found!.last_at !== null && found!.last_id !== null ? { created_at: found!.last_at, id: found!.last_id } : null,
+    hasMore,
+    last: last && { created_at: last.created_at, id: last.id },
   };
 }
 
