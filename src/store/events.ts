@@ -123,7 +123,7 @@ const SEPARATOR = '\x1e';
  * A page of events' JSON texts; `json` is the SQL writing each from EVENT_FIELDS. PostgreSQL joins them, the one
  * row past the page included, into one text: one row to send and parse instead of a row per event. The row past
  * the page is cut off here, and the page's last event, parsed, gives the next cursor (numbering the rows in SQL
- * instead cost PostgreSQL a third more).
+ * instead cost PostgreSQL up to a third more in pgbench).
  */
 export async function listEventTexts(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest, json: string): Promise<EventTextPage> {
   const { text, values, orderBy } = keysetQuery(`SELECT ${json} AS json, ${COMPACT} AS compact, created_at, id FROM events`, eventFilter(tenant, filters), page);
