@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   /** PostgreSQL connection string; unset means the embedded PGlite database under `dataDir`. */
   databaseUrl: string | undefined;
+  /** Connections each process keeps to PostgreSQL at most (with DATABASE_URL). */
+  databasePoolSize: number;
   dataDir: string;
   /** Bearer token for /admin/v1; generated at start-up when unset. */
   adminToken: string | undefined;
@@ -338,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     port: integer('PORT', env.PORT, 8080),
     databaseUrl,
+    databasePoolSize: positiveInteger('CONNECT_DATABASE_POOL_SIZE', env.CONNECT_DATABASE_POOL_SIZE, 20),
     dataDir: path.resolve(env.CONNECT_DATA_DIR || 'data'),
     adminToken,
     docsBaseUrl: (env.CONNECT_DOCS_BASE_URL || 'https://docs.connect-payments.dev').replace(/\/+$/, ''),

@@ -52,7 +52,9 @@ import type { WebhookTransport } from './providers/webhooks/transport.js';
 
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
 export async function openDatabase(config: Config): Promise<Database> {
-  const db = config.databaseUrl ? openPostgres({ connectionString: config.databaseUrl }) : await openPglite(config.dataDir);
+  const db = config.databaseUrl
+    ? openPostgres({ connectionString: config.databaseUrl, maxConnections: config.databasePoolSize })
+    : await openPglite(config.dataDir);
   try {
     await migrate(db);
   } catch (error) {
