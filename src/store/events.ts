@@ -35,7 +35,7 @@ export interface EventTextPage {
 /**
  * The SQL of each field of an event as answers print it, for the JSON text written by PostgreSQL (the HTTP layer
  * turns these into the Event object's text). `data` is the text stored with the event (migration 029); rows from
- * before it have none and give jsonb's own text, made compact in readTexts. Times are printed by api_time
+ * before it have none and give jsonb's own text, made compact here (`compacted`). Times are printed by api_time
  * (migration 029) as Date.toISOString would.
  */
 export const EVENT_FIELDS = {
@@ -114,8 +114,8 @@ const eventFilter = (tenant: Tenant, filters: EventFilters) =>
     .optional((p) => `created_at <= ${p}`, filters.to);
 
 /**
- * Between two events' texts in the one text PostgreSQL joins: a control character, which JSON text never holds
- * unescaped (JSON.stringify and PostgreSQL's to_json escape it inside strings).
+ * Between two events' texts in the one text PostgreSQL joins (E'\x1e' in the statement): a control character,
+ * which JSON text never holds unescaped (JSON.stringify and PostgreSQL's to_json escape it inside strings).
  */
 const SEPARATOR = '\x1e';
 
@@ -128,7 +128,7 @@ const SEPARATOR = '\x1e';
 export async function listEventTexts(sql: Sql, tenant: Tenant, filters: EventFilters, page: PageRequest, json: string): Promise<EventTextPage> {
   const { text, values, orderBy } = keysetQuery(`SELECT ${json} AS json, ${COMPACT} AS compact, created_at, id FROM events`, eventFilter(tenant, filters), page);
   const [found] = await sql.query<{ joined: string | null; count: number; compact: boolean | null }>(
-    `SELECT string_agg(json, E'${SEPARATOR}' ${orderBy}) AS joined, count(*)::int AS count, bool_and(compact) AS compact FROM (${text}) page`,
+    `SELECT string_agg(json, E'\\x1e' ${orderBy}) AS joined, count(*)::int AS count, bool_and(compact) AS compact FROM (${text}) page`,
     values,
   );
   const hasMore = found!.count > page.limit;
