@@ -5,7 +5,7 @@ import { DEFAULT_PAGE_SIZE } from '../src/domain/page-size.js';
 import type { Sql } from '../src/store/database.js';
 import { EVENT_JSON } from '../src/http/resources/event.js';
 import { listEventTexts } from '../src/store/events.js';
-import { findIntentWithAddresses } from '../src/store/payment-intents.js';
+import { findIntentsWithAddresses, findIntentWithAddresses } from '../src/store/payment-intents.js';
 import { openPostgres } from '../src/store/postgres.js';
 import type { Tenant } from '../src/store/tenancy.js';
 import { startServer } from './child.js';
@@ -23,8 +23,8 @@ export interface PgbenchScript {
 export interface ReadVariant extends PgbenchScript {
   name: string;
   shape: string;
-  /** The service scenario this variant is the ceiling of. */
-  scenario: string;
+  /** The service scenario this variant is the ceiling of; null for a variant shown beside another's ceiling. */
+  scenario: string | null;
 }
 
 /** The database of the pgbench step, seeded by the service itself. */
@@ -69,6 +69,7 @@ export async function readVariants(workDir: string, databaseUrl: string, seeded:
   const db = openPostgres({ connectionString: databaseUrl, maxConnections: 1 });
   try {
     const intent = await capture(db, (sql) => findIntentWithAddresses(sql, seeded.tenant, seeded.intentId, false));
+    const coalesced = await capture(db, (sql) => findIntentsWithAddresses(sql, [{ tenant: seeded.tenant, id: seeded.intentId }]));
     const events = await capture(db, (sql) => listEventTexts(sql, seeded.tenant, {}, { limit: DEFAULT_PAGE_SIZE, after: null }, EVENT_JSON));
     const addresses = intent.result?.addresses.length ?? 0;
     if (addresses === 0 || !events.result.hasMore) throw new Error('the seeded database does not hold what the read variants must read');
@@ -78,6 +79,14 @@ export async function readVariants(workDir: string, databaseUrl: string, seeded:
         shape: `${GET_INTENT.name}: the intent with its ${addresses} addresses and refunds as JSON (findIntentWithAddresses)`,
         scenario: GET_INTENT.name,
         ...(await writeScript(workDir, 'get-intent', intent.sent)),
+      },
+      {
+        // The route's reads go out coalesced (store/coalesced-reads.ts); one key is how a read goes out alone. The
+        // ceiling stays the plain read above: the least database work one request can cost.
+        name: 'get-intent-coalesced',
+        shape: `${GET_INTENT.name}, as the route sends a read that goes out alone (findIntentsWithAddresses, one key)`,
+        scenario: null,
+        ...(await writeScript(workDir, 'get-intent-coalesced', coalesced.sent)),
       },
       {
         name: 'list-events',

@@ -155,7 +155,7 @@ export async function createContext(config: Config, database: Database, options:
     // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
     operator: new OperatorService(db, catalog, clock, (organizationId) => void callers.changed(organizationId)),
     operatorPayouts: new OperatorPayouts(db, catalog, clock),
-    paymentIntents: new PaymentIntents(catalog, custody, clock),
+    paymentIntents: new PaymentIntents(db, catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),
     refundAddressRequests: new RefundAddressRequests(db, catalog, clock, config.publicUrl),
     simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),

@@ -30,7 +30,7 @@ afterAll(() => t.close());
 function intentsDrawing(clock: ManualClock, codes: string[]) {
   const drawn: string[] = [];
   let next = 0;
-  const intents = new PaymentIntents(t.ctx.catalog, custodyFor, clock, () => {
+  const intents = new PaymentIntents(t.db, t.ctx.catalog, custodyFor, clock, () => {
     const code = codes[next++ % codes.length]!;
     drawn.push(code);
     return code;

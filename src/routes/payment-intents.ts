@@ -60,7 +60,7 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
         response: { 200: PaymentIntent, ...errorResponses(400, 404, ...PARTNER_ERRORS) },
       },
     },
-    async (request) => presentIntent(await paymentIntents.get(db, tenantOf(request.caller!), request.params.payment_intent_id), clock.now()),
+    async (request) => presentIntent(await paymentIntents.get(tenantOf(request.caller!), request.params.payment_intent_id), clock.now()),
   );
 
   app.post(

@@ -19,6 +19,7 @@ import {
   USDT_NON_SOLANA_FLOOR,
 } from '../domain/payment-intents.js';
 import type { CustodyProvider } from '../providers/custody/index.js';
+import { CoalescedReads } from '../store/coalesced-reads.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
@@ -80,13 +81,25 @@ export interface PreparedIntent {
   addresses: NewIntentAddress[];
 }
 
+/**
+ * Reads of single intents coalesced (store/coalesced-reads.ts): at most this many statements at once per process,
+ * the rest queued behind them and sent together. Measured in `npm run bench` (BENCHMARKS.md, issue 24).
+ */
+const INTENT_READS_IN_FLIGHT = 1;
+const INTENT_READS_PER_STATEMENT = 64;
+
 export class PaymentIntents {
+  private readonly reads: CoalescedReads<intents.IntentKey, IntentView>;
+
   constructor(
+    db: Sql,
     private readonly catalog: Catalog,
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
     private readonly clock: Clock,
     private readonly drawRefCode: () => string = generateRefCode,
-  ) {}
+  ) {
+    this.reads = new CoalescedReads((keys) => intents.findIntentsWithAddresses(db, keys), INTENT_READS_IN_FLIGHT, INTENT_READS_PER_STATEMENT);
+  }
 
   /**
    * Step one of creation, outside any transaction: validates, expands every currency to its networks and
@@ -182,9 +195,9 @@ export class PaymentIntents {
   }
 
   /** One intent of the tenant; a malformed id is its own 400, another tenant's intent a plain 404. */
-  async get(sql: Sql, tenant: Tenant, id: string): Promise<IntentView> {
+  async get(tenant: Tenant, id: string): Promise<IntentView> {
     checkPaymentIntentId(id, 'payment_intent_id');
-    const view = await intents.findIntentWithAddresses(sql, tenant, id, false);
+    const view = await this.reads.load({ tenant, id });
     if (!view) throw notFound('payment intent', 'payment_intent_id');
     return view;
   }
