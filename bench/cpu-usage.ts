@@ -71,21 +71,37 @@ function snapshot(serverPids: readonly number[]): Snapshot {
   };
 }
 
-/** utime + stime of one process, or null once it has gone. */
-function processTicks(pid: string): number | null {
+/** The fields of /proc/<pid>/stat after the command name, or null once the process has gone. */
+function statFields(pid: string): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces: count fields from the ')' that closes it. utime and stime
-    // are fields 14 and 15, so 11 and 12 after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    // The command name (field 2) may hold spaces: count fields from the ')' that closes it.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
 }
 
+// Indexes into statFields (proc(5) fields 4, 14, 15, 16 and 17).
+const PPID = 1;
+const UTIME = 11;
+const STIME = 12;
+const CHILDREN_UTIME = 13;
+const CHILDREN_STIME = 14;
+
+/** utime + stime of one process, or null once it has gone. */
+function processTicks(pid: string): number | null {
+  const fields = statFields(pid);
+  return fields && Number(fields[UTIME]) + Number(fields[STIME]);
+}
+
+/**
+ * Every PostgreSQL process's CPU so far, those that have exited included: a backend or autovacuum worker that ends
+ * during a measurement takes its own ticks with it, but its postmaster, which reaps it, adds them to its children's
+ * times. Summing live processes alone made the figure fall (even below zero) whenever one exited.
+ */
 function postgresTicks(): number {
-  let total = 0;
+  const processes = new Map<string, string[]>();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
@@ -93,7 +109,14 @@ function postgresTicks(): number {
     } catch {
       continue; // exited while we listed
     }
-    total += processTicks(pid) ?? 0;
+    const fields = statFields(pid);
+    if (fields) processes.set(pid, fields);
+  }
+  let total = 0;
+  for (const fields of processes.values()) {
+    total += Number(fields[UTIME]) + Number(fields[STIME]);
+    const postmaster = !processes.has(fields[PPID]!);
+    if (postmaster) total += Number(fields[CHILDREN_UTIME]) + Number(fields[CHILDREN_STIME]);
   }
   return total;
 }
