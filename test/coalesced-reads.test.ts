@@ -25,7 +25,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
 }
 
 /** Reads of numbers that record each statement's keys and wait for `hold` (when set) before answering. */
-function recordingReads(inFlight: number, maxBatch: number) {
+function recordingReads(inFlight: number, maxBatch: number, stallMs = 60_000) {
   const statements: number[][] = [];
   const state: { hold: Promise<void> | null; fail: Error | null } = { hold: null, fail: null };
   const reads = new CoalescedReads<number, string>(
@@ -38,6 +38,7 @@ function recordingReads(inFlight: number, maxBatch: number) {
     },
     inFlight,
     maxBatch,
+    stallMs,
   );
   return { reads, statements, state };
 }
@@ -85,6 +86,19 @@ describe('coalesced reads', () => {
     state.hold = null;
     held.open();
     expect(await sentWhenFirstResumed).toBe(2);
+  });
+
+  it('a statement that does not answer in time stops holding back the reads behind it; its own readers still get its answer', async () => {
+    const { reads, statements, state } = recordingReads(1, 64, 20);
+    const stuck = gate();
+    state.hold = stuck.opened;
+    const first = reads.load(1);
+    const queued = reads.load(2);
+    state.hold = null;
+    expect(await queued).toBe('row 2');
+    expect(statements).toEqual([[1], [2]]);
+    stuck.open();
+    expect(await first).toBe('row 1');
   });
 
   it('a failed statement fails its own reads only; the reads queued behind it are answered', async () => {
@@ -166,6 +180,7 @@ describe('GET /payment-intents/{id} under concurrent reads', () => {
       },
       1,
       64,
+      60_000,
     );
     const older = reads.load({ tenant: sandbox(a), id: intent.id });
     await queried.opened;

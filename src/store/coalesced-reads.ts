@@ -6,6 +6,10 @@
  * No answer is older than its request: a statement is sent after every request it answers had arrived, so its
  * snapshot holds every write committed before any of them, whichever instance wrote it. Nothing is kept between
  * statements: this is not a cache.
+ *
+ * A statement that has not answered after `stallMs` stops counting as running: its own readers still wait for it, as
+ * a read on a stuck connection always did, but it no longer holds back the reads queued behind it, which go out on
+ * other connections of the pool.
  */
 export class CoalescedReads<Key, Row> {
   private readonly queue: { key: Key; settle: (row: Row | null, error?: unknown) => void }[] = [];
@@ -16,6 +20,7 @@ export class CoalescedReads<Key, Row> {
     private readonly read: (keys: Key[]) => Promise<(Row | null)[]>,
     private readonly inFlight: number,
     private readonly maxBatch: number,
+    private readonly stallMs: number,
   ) {}
 
   load(key: Key): Promise<Row | null> {
@@ -28,10 +33,19 @@ export class CoalescedReads<Key, Row> {
   private send(): void {
     const batch = this.queue.splice(0, this.maxBatch);
     this.running++;
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      this.running--;
+      if (this.queue.length > 0 && this.running < this.inFlight) this.send();
+    };
+    const stalled = setTimeout(release, this.stallMs);
+    stalled.unref();
     // The next statement goes out before this one's readers resume: the database works on it while they answer.
     const finish = (settle: (waiting: (typeof batch)[number], i: number) => void) => {
-      this.running--;
-      if (this.queue.length > 0) this.send();
+      clearTimeout(stalled);
+      release();
       batch.forEach(settle);
     };
     void this.read(batch.map((waiting) => waiting.key)).then(
