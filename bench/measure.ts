@@ -113,7 +113,7 @@ export async function measureTarget(run: TargetRun, context: RunContext): Promis
   }
 }
 
-async function measureScenario(
+export async function measureScenario(
   run: TargetRun,
   scenario: Scenario,
   server: ServerProcess,

@@ -1,6 +1,7 @@
 import type { Share } from './cpu-profile.js';
 import type { FixtureTiming, Measurement } from './measure.js';
 import type { PgbenchResult } from './pgbench.js';
+import { FLOOR_STEP } from './floor.js';
 import { CREATE_INTENT, GET_INTENT, HEALTH, LIST_EVENTS } from './scenarios.js';
 
 /** The baseline: the mean req/s of the bare runs (one before the service targets, one after). */
@@ -66,10 +67,14 @@ export interface CeilingRatio {
   /** The ceiling's req/s or TPS; null when its step did not run. */
   ceilingPerSecond: number | null;
   ratio: number | null;
-  goal: number;
+  /** The issue's goal for the service; null on the floor step's rows, which are not the service. */
+  goal: number | null;
 }
 
-/** The scenarios that have a goal, measured on the `targets` given (those on PostgreSQL, for pgbench's sake). */
+/**
+ * The scenarios that have a goal, measured on the `targets` given (those on PostgreSQL, for pgbench's sake), and the
+ * floor step's rows against the same ceilings.
+ */
 export function ceilingRatios(
   measurements: readonly Measurement[],
   pgbench: readonly PgbenchResult[] | null,
@@ -79,7 +84,8 @@ export function ceilingRatios(
   const ratios: CeilingRatio[] = [];
   for (const m of measurements) {
     const goal = GOALS.find((g) => g.scenario === m.scenario);
-    if (!goal || !targets.includes(m.target)) continue;
+    const floor = m.target === FLOOR_STEP.name;
+    if (!goal || !(floor || targets.includes(m.target))) continue;
     const variant = goal.scenario === HEALTH.name ? null : (pgbench?.find((r) => r.scenario === m.scenario) ?? null);
     const ceilingPerSecond = goal.scenario === HEALTH.name ? baseline : (variant?.transactionsPerSecond ?? null);
     ratios.push({
@@ -89,7 +95,7 @@ export function ceilingRatios(
       ceiling: goal.scenario === HEALTH.name ? 'bare' : variant ? `pgbench ${variant.variant}` : 'pgbench (step not run)',
       ceilingPerSecond: ceilingPerSecond === null ? null : Math.round(ceilingPerSecond),
       ratio: ceilingPerSecond ? Math.round((m.requestsPerSecond / ceilingPerSecond) * 1000) / 1000 : null,
-      goal: goal.goal,
+      goal: floor ? null : goal.goal,
     });
   }
   return ratios;
@@ -104,7 +110,7 @@ export function renderCeilingRatios(ratios: readonly CeilingRatio[]): string {
     r.ceiling,
     r.ceilingPerSecond?.toLocaleString('en-US') ?? '-',
     r.ratio?.toFixed(2) ?? '-',
-    `≥ ${r.goal.toFixed(2)}${r.ratio === null ? '' : r.ratio >= r.goal ? ' (met)' : ' (not met)'}`,
+    r.goal === null ? '-' : `≥ ${r.goal.toFixed(2)}${r.ratio === null ? '' : r.ratio >= r.goal ? ' (met)' : ' (not met)'}`,
   ]);
   return ['Each scenario against its own ceiling, same run:', ...[header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
 }

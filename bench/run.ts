@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cleanup } from './cleanup.js';
 import { describeEnvironment } from './environment.js';
+import { FLOOR_STEP, measureFloor } from './floor.js';
 import { FAIRNESS_STEP, measureFairness, renderFairness, type FairnessReport } from './fairness.js';
 import { measureTarget, type FixtureTiming, type Measurement, type RunContext, type TargetRun } from './measure.js';
 import { parseOptions, usage, type BenchOptions } from './options.js';
@@ -27,7 +28,7 @@ const resultsDir = path.join(repoRoot, 'bench', 'results');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, WEBHOOKS_STEP.name, FAIRNESS_STEP.name, STATEMENT_STEP.name];
+  const targetNames = [...SERVICE_TARGETS.map((t) => t.name), PGBENCH_STEP.name, FLOOR_STEP.name, WEBHOOKS_STEP.name, FAIRNESS_STEP.name, STATEMENT_STEP.name];
   const options = parseOptions(argv, process.env, targetNames);
   if (options === 'help') {
     process.stdout.write(usage(targetNames));
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const selected = SERVICE_TARGETS.filter((t) => !options.only || options.only.includes(t.name));
   const webhooksSelected = !options.only || options.only.includes(WEBHOOKS_STEP.name);
   const pgbenchSelected = !options.only || options.only.includes(PGBENCH_STEP.name);
+  const floorSelected = !options.only || options.only.includes(FLOOR_STEP.name);
   const fairnessSelected = !options.only || options.only.includes(FAIRNESS_STEP.name);
   const statementSelected = !options.only || options.only.includes(STATEMENT_STEP.name);
   // Before anything starts: a run that stops at its redis target would have spent its other targets for nothing.
@@ -70,6 +72,10 @@ async function main(): Promise<void> {
       process.stderr.write(`${PGBENCH_STEP.name}: ${PGBENCH_STEP.description}\n`);
       pgbench = await measurePgbench(context);
     }
+    if (floorSelected) {
+      process.stderr.write(`${FLOOR_STEP.name}: ${FLOOR_STEP.description}\n`);
+      measurements.push(...(await measureFloor(context)));
+    }
     if (webhooksSelected) {
       process.stderr.write(`${WEBHOOKS_STEP.name}: ${WEBHOOKS_STEP.description}\n`);
       webhooks = await measureWebhooks(context);
@@ -101,7 +107,7 @@ async function main(): Promise<void> {
     ...(await describeEnvironment(repoRoot, database?.serverVersion ?? webhooks?.postgresVersion ?? null)),
     options: { ...options, postgresUrl: undefined, redisUrl: undefined }, // the URLs may carry a password
     targets: Object.fromEntries(
-      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : []), ...(fairness ? [FAIRNESS_STEP] : []), ...(statement ? [STATEMENT_STEP] : [])].map((t) => [t.name, t.description]),
+      [BARE, ...selected, ...(pgbench ? [PGBENCH_STEP] : []), ...(floorSelected ? [FLOOR_STEP] : []), ...(webhooks ? [WEBHOOKS_STEP] : []), ...(fairness ? [FAIRNESS_STEP] : []), ...(statement ? [STATEMENT_STEP] : [])].map((t) => [t.name, t.description]),
     ),
     baselineRequestsPerSecond: Math.round(baseline),
     fixtures,
