@@ -17,6 +17,8 @@ export function answerWhileClosing(app: FastifyInstance, docsBaseUrl: string): v
   });
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
+    // Node ends the socket after this answer, and the body drain (transport-errors.ts) leaves the header alone.
+    reply.raw.shouldKeepAlive = false;
     reply.header('connection', 'close');
     return sendError(reply, docsBaseUrl, new DomainError('service_unavailable', 'The server is shutting down; the request was not processed. Retry it, with the same Idempotency-Key if it had one.'));
   });

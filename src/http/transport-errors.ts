@@ -39,14 +39,15 @@ function drain(raw: IncomingMessage): Promise<boolean> {
 /**
  * A client that writes its whole body before reading would see a reset connection, not the answer, if the
  * server closed the socket on unread bytes (Fastify does after a 413; so does Node after any early answer).
- * The rest of the body is read first, up to a cap; then the connection may even stay open.
+ * The rest of the body is read first, up to a cap; then the connection may even stay open, unless it is to end
+ * for another reason (the client asked, or the server is closing: closing.ts), when its `Connection: close` stays.
  */
 export function installBodyDrain(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     // `complete` is a boolean on real sockets only (injected test requests have none, and need no draining).
     if (request.raw.complete !== false) return done(null, payload);
     void drain(request.raw).then((drained) => {
-      if (drained) reply.removeHeader('connection');
+      if (drained && reply.raw.shouldKeepAlive) reply.removeHeader('connection');
       else reply.header('connection', 'close');
       done(null, payload);
     });
