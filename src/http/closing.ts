@@ -15,8 +15,8 @@ export function answerWhileClosing(app: FastifyInstance, docsBaseUrl: string): v
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     // Node ends the socket after this answer, and the body drain (transport-errors.ts) leaves the header alone.
     reply.raw.shouldKeepAlive = false;
     reply.header('connection', 'close');
