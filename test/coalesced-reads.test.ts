@@ -4,6 +4,7 @@ import { findIntentsWithAddresses, findIntentWithAddresses, type IntentKey } fro
 import type { Tenant as StoreTenant } from '../src/store/tenancy.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { createIntent, createTenant, getIntent, simulate } from './support/partner.js';
+import { genericPlan, statementOf } from './support/plans.js';
 
 let t: TestApp;
 let a: Tenant;
@@ -133,6 +134,12 @@ describe('intents read in one statement for several keys', () => {
     const theirsAlone = await findIntentWithAddresses(t.db, sandbox(b), theirs.id, false);
     expect(found).toEqual([alone, null, null, theirsAlone, null, null, alone]);
     expect(alone?.addresses.length).toBeGreaterThan(1);
+  });
+
+  it('its generic plan, made while the table is small, looks each key up in the primary key (PGlite never analyzes again)', async () => {
+    const plan = await genericPlan(t.db, await statementOf((sql) => findIntentsWithAddresses(sql, [])), 'jsonb', '[]');
+    expect(plan).toContain('Index Scan using payment_intents_pkey');
+    expect(plan).not.toContain('Seq Scan on payment_intents');
   });
 
   it('an empty list of keys reads nothing', async () => {

@@ -6,6 +6,7 @@ import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { findIdempotentResponses, purgeExpiredIdempotencyRecords, type IdempotencyScope } from '../src/store/idempotency.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { genericPlan, statementOf } from './support/plans.js';
 import { sandboxCaller } from './support/caller.js';
 
 /** Live custody that serves every network and is always down: live operations run, and answer 503. */
@@ -286,6 +287,12 @@ describe('replay checks of several requests in one statement (findIdempotentResp
       scope(tenant.organizationId, key),
     ]);
     expect(found).toEqual([answerOf(tenant.organizationId, 201), answerOf(other.organizationId, 400), null, null, null, null, answerOf(tenant.organizationId, 201)]);
+  });
+
+  it('its generic plan, made while the table is small, looks each key up in the primary key (PGlite never analyzes again)', async () => {
+    const plan = await genericPlan(t.db, await statementOf((sql) => findIdempotentResponses(sql, [])), 'jsonb', '[]');
+    expect(plan).toContain('Index Scan using idempotency_records_pkey');
+    expect(plan).not.toContain('Seq Scan');
   });
 });
 

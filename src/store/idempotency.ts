@@ -84,7 +84,10 @@ export function claimCte(claim: AnswerClaim, gate: string | null, param: (value:
  * The answers already stored under live keys, read without taking them (before an operation's outside work), for
  * several tenants' keys in one statement: each in its key's position, null where none is stored yet. A record
  * matches its key's organization, mode and key together, so a key never reads another tenant's answer. The keys
- * travel as one JSON parameter, as in findIntentsWithAddresses, so the prepared statement keeps its generic plan.
+ * travel as one JSON parameter, as in findIntentsWithAddresses, so the prepared statement keeps its generic plan;
+ * the `LIMIT 1` keeps the lookup inside that plan a probe of the primary key per key: without it PostgreSQL turns
+ * the lookup into a join, and a plan made while the table was small scans it (on PGlite, which never analyzes
+ * again, for the life of the process: a create cost 1 ms more for every few thousand records).
  */
 export async function findIdempotentResponses(sql: Sql, scopes: readonly IdempotencyScope[]): Promise<(StoredResponse | null)[]> {
   const rows = await sql.query<StoredResponse & { key_position: number }>(
@@ -94,6 +97,7 @@ export async function findIdempotentResponses(sql: Sql, scopes: readonly Idempot
        SELECT request_hash, response_status, response_body FROM idempotency_records r
        WHERE r.organization_id = k.organization AND r.mode = k.tenant_mode AND r.idempotency_key = k.idempotency_key
          AND r.expires_at > now() AND r.response_status IS NOT NULL
+       LIMIT 1
      ) held`,
     [JSON.stringify(scopes.map((scope, i) => ({ position: i, organization: scope.organizationId, tenant_mode: scope.mode, idempotency_key: scope.key })))],
   );

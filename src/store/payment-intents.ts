@@ -173,16 +173,20 @@ export interface IntentKey {
  * tenant's intent, whatever else the statement reads. The keys travel as one JSON parameter because PostgreSQL
  * estimates `jsonb_to_recordset` at the same size whatever its argument, so the prepared statement settles on its
  * generic plan; an `unnest` of arrays is estimated by its argument's length, and a batch of one would make the plan
- * cache re-plan every execution (measured: a third of pgbench's rate for the same read).
+ * cache re-plan every execution (measured: a third of pgbench's rate for the same read). Inside the plan each key
+ * is one probe of the primary key: the lookup names the id alone (the tenant is checked on the row it finds, and
+ * `LIMIT 1` keeps that check out of the lookup), because with the tenant's columns in it a plan made while the table
+ * was small walked the tenant's whole list index instead, and PGlite, which never analyzes again, keeps such a plan
+ * for the life of the process.
  */
 export async function findIntentsWithAddresses(sql: Sql, keys: readonly IntentKey[]): Promise<(IntentWithParts | null)[]> {
   const rows = await sql.query<IntentWithParts & { key_position: number }>(
     `SELECT k.position AS key_position, found.*
      FROM jsonb_to_recordset($1::jsonb) AS k(position int, intent_id uuid, organization uuid, tenant_mode text)
      CROSS JOIN LATERAL (
-       SELECT ${COLUMNS}, ${ADDRESSES}, ${REFUNDS_OF_INTENT} FROM payment_intents i
-       WHERE i.id = k.intent_id AND i.organization_id = k.organization AND i.mode = k.tenant_mode LIMIT 1
-     ) found`,
+       SELECT ${COLUMNS}, ${ADDRESSES}, ${REFUNDS_OF_INTENT} FROM payment_intents i WHERE i.id = k.intent_id LIMIT 1
+     ) found
+     WHERE found.organization_id = k.organization AND found.mode = k.tenant_mode`,
     [JSON.stringify(keys.map((key, i) => ({ position: i, intent_id: key.id, organization: key.tenant.organizationId, tenant_mode: key.tenant.mode })))],
   );
   const found: (IntentWithParts | null)[] = keys.map(() => null);

@@ -1,0 +1,25 @@
+import type { Database, Sql } from '../../src/store/database.js';
+
+/** The text of the one statement `send` makes, captured without running it. */
+export async function statementOf(send: (sql: Sql) => Promise<unknown>): Promise<string> {
+  let text = '';
+  await send({ query: async <Row>(sent: string) => ((text = sent), [] as Row[]), exec: async () => {} });
+  return text;
+}
+
+/**
+ * The generic plan PostgreSQL caches for `text` (its one parameter of `paramType` given `arg`), as EXPLAIN prints it.
+ * A prepared statement falls back to this plan once it has run a few times, and on PGlite, which never analyzes
+ * again, the plan made while a table was small stays for the life of the process.
+ */
+export function genericPlan(db: Database, text: string, paramType: string, arg: string): Promise<string> {
+  return db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL plan_cache_mode = force_generic_plan; PREPARE generic_plan_of(${paramType}) AS ${text}`);
+    try {
+      const rows = await tx.query<Record<string, string>>(`EXPLAIN EXECUTE generic_plan_of('${arg}')`);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    } finally {
+      await tx.exec('DEALLOCATE generic_plan_of');
+    }
+  });
+}
