@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { generateRefCode, refCodeHeldUntil } from '../src/domain/payment-intents.js';
-import { findIdempotentResponses } from '../src/store/idempotency.js';
+import { findIdempotentResponse } from '../src/store/idempotency.js';
 import { findIntentWithAddresses, insertIntent } from '../src/store/payment-intents.js';
 import { openPostgres } from '../src/store/postgres.js';
 import type { Tenant } from '../src/store/tenancy.js';
@@ -20,13 +20,12 @@ const ADDRESSES_PER_INTENT = 12;
 /** About the size of the answer the service stores with the idempotency record of such a create. */
 const STORED_ANSWER = 'x'.repeat(1900);
 
-// The two statements of POST /payment-intents (src/http/idempotency.ts, PaymentIntents.record): the replay check as it
-// goes out alone, then the ref code, idempotency record, intent and its addresses in one statement (a new code while
-// one is taken).
+// The two statements of POST /payment-intents (src/http/idempotency.ts, PaymentIntents.record): the replay check,
+// then the ref code, idempotency record, intent and its addresses in one statement (a new code while one is taken).
 app.post('/connect/v1/payment-intents', async (_request, reply) => {
   const id = randomUUID();
   const scope = { ...tenant, key: randomUUID() };
-  await findIdempotentResponses(db, [scope]);
+  await findIdempotentResponse(db, scope);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + INTENT_TTL_MS);
   const addresses = Array.from({ length: ADDRESSES_PER_INTENT }, (_, position) => ({

@@ -3,11 +3,10 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { UNSTORABLE } from '../domain/text.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { CoalescedReads, STALLED_STATEMENT_MS } from '../store/coalesced-reads.js';
 import type { Database, Sql } from '../store/database.js';
 import {
   claimIdempotencyKey,
-  findIdempotentResponses,
+  findIdempotentResponse,
   heldResponse,
   storeIdempotentResponse,
   type AnswerClaim,
@@ -102,28 +101,12 @@ const isStorable = (error: unknown): error is DomainError => error instanceof Do
  * recorded in a transaction of its own. A 5xx (a failing provider included) stores nothing, so a retry runs
  * the operation again.
  */
-/**
- * Replay checks of concurrent requests are coalesced like reads of intents (store/coalesced-reads.ts): one statement
- * at a time per process, the checks that arrive meanwhile sent together. Measured in `npm run bench` (BENCHMARKS.md).
- */
-const REPLAY_CHECKS_IN_FLIGHT = 1;
-const REPLAY_CHECKS_PER_STATEMENT = 64;
-
 export class Idempotency {
-  private readonly earlierAnswers: CoalescedReads<IdempotencyScope, StoredResponse>;
-
   constructor(
     private readonly db: Database,
     private readonly docsBaseUrl: string,
     private readonly metrics: Metrics,
-  ) {
-    this.earlierAnswers = new CoalescedReads(
-      (scopes) => findIdempotentResponses(db, scopes),
-      REPLAY_CHECKS_IN_FLIGHT,
-      REPLAY_CHECKS_PER_STATEMENT,
-      STALLED_STATEMENT_MS,
-    );
-  }
+  ) {}
 
   run(request: FastifyRequest, reply: FastifyReply, operation: Operation): Promise<FastifyReply> {
     return this.answer(request, reply, (scope, hash) => this.execute(reply, scope, hash, operation));
@@ -142,7 +125,7 @@ export class Idempotency {
     const caller = request.caller!;
     const scope: IdempotencyScope = { organizationId: caller.organizationId, mode: caller.mode, key: readIdempotencyKey(request)! };
     const hash = requestHash(request);
-    const earlier = await this.earlierAnswers.load(scope);
+    const earlier = await findIdempotentResponse(this.db, scope);
     const outcome = earlier ? replay(earlier, hash) : await execute(scope, hash);
     if (outcome.replayed) {
       reply.header('idempotent-replayed', 'true');

@@ -11,9 +11,6 @@
  * a read on a stuck connection always did, but it no longer holds back the reads queued behind it, which go out on
  * other connections of the pool.
  */
-/** When a statement stops holding back the reads behind it: far above any read's milliseconds, so only a stuck connection or a stalled server takes this long. */
-export const STALLED_STATEMENT_MS = 1_000;
-
 export class CoalescedReads<Key, Row> {
   private readonly queue: { key: Key; settle: (row: Row | null, error?: unknown) => void }[] = [];
   private running = 0;

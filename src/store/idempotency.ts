@@ -80,30 +80,14 @@ export function claimCte(claim: AnswerClaim, gate: string | null, param: (value:
      )`;
 }
 
-/**
- * The answers already stored under live keys, read without taking them (before an operation's outside work), for
- * several tenants' keys in one statement: each in its key's position, null where none is stored yet. A record
- * matches its key's organization, mode and key together, so a key never reads another tenant's answer. The keys
- * travel as one JSON parameter, as in findIntentsWithAddresses, so the prepared statement keeps its generic plan;
- * the `LIMIT 1` keeps the lookup inside that plan a probe of the primary key per key: without it PostgreSQL turns
- * the lookup into a join, and a plan made while the table was small scans it (on PGlite, which never analyzes
- * again, for the life of the process: a create cost 1 ms more for every few thousand records).
- */
-export async function findIdempotentResponses(sql: Sql, scopes: readonly IdempotencyScope[]): Promise<(StoredResponse | null)[]> {
-  const rows = await sql.query<StoredResponse & { key_position: number }>(
-    `SELECT k.position AS key_position, held.*
-     FROM jsonb_to_recordset($1::jsonb) AS k(position int, organization uuid, tenant_mode text, idempotency_key text)
-     CROSS JOIN LATERAL (
-       SELECT request_hash, response_status, response_body FROM idempotency_records r
-       WHERE r.organization_id = k.organization AND r.mode = k.tenant_mode AND r.idempotency_key = k.idempotency_key
-         AND r.expires_at > now() AND r.response_status IS NOT NULL
-       LIMIT 1
-     ) held`,
-    [JSON.stringify(scopes.map((scope, i) => ({ position: i, organization: scope.organizationId, tenant_mode: scope.mode, idempotency_key: scope.key })))],
+/** The answer already stored under a live key, read without taking it (before an operation's outside work). */
+export async function findIdempotentResponse(sql: Sql, scope: IdempotencyScope): Promise<StoredResponse | null> {
+  const [held] = await sql.query<StoredResponse>(
+    `SELECT request_hash, response_status, response_body FROM idempotency_records
+     WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 AND expires_at > now() AND response_status IS NOT NULL`,
+    [scope.organizationId, scope.mode, scope.key],
   );
-  const found: (StoredResponse | null)[] = scopes.map(() => null);
-  for (const { key_position, ...held } of rows) found[key_position] = held;
-  return found;
+  return held ?? null;
 }
 
 export async function storeIdempotentResponse(

@@ -19,7 +19,7 @@ import {
   USDT_NON_SOLANA_FLOOR,
 } from '../domain/payment-intents.js';
 import type { CustodyProvider } from '../providers/custody/index.js';
-import { CoalescedReads, STALLED_STATEMENT_MS } from '../store/coalesced-reads.js';
+import { CoalescedReads } from '../store/coalesced-reads.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
@@ -87,6 +87,8 @@ export interface PreparedIntent {
  */
 const INTENT_READS_IN_FLIGHT = 1;
 const INTENT_READS_PER_STATEMENT = 64;
+/** Far above the statement's milliseconds: only a stuck connection or a stalled server takes this long. */
+const INTENT_READS_STALL_MS = 1_000;
 
 export class PaymentIntents {
   private readonly reads: CoalescedReads<intents.IntentKey, IntentView>;
@@ -98,7 +100,7 @@ export class PaymentIntents {
     private readonly clock: Clock,
     private readonly drawRefCode: () => string = generateRefCode,
   ) {
-    this.reads = new CoalescedReads((keys) => intents.findIntentsWithAddresses(db, keys), INTENT_READS_IN_FLIGHT, INTENT_READS_PER_STATEMENT, STALLED_STATEMENT_MS);
+    this.reads = new CoalescedReads((keys) => intents.findIntentsWithAddresses(db, keys), INTENT_READS_IN_FLIGHT, INTENT_READS_PER_STATEMENT, INTENT_READS_STALL_MS);
   }
 
   /**
