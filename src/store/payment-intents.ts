@@ -175,9 +175,9 @@ export interface IntentKey {
  * generic plan; an `unnest` of arrays is estimated by its argument's length, and a batch of one would make the plan
  * cache re-plan every execution (measured: a third of pgbench's rate for the same read). Inside the plan each key
  * is one probe of the primary key: the lookup names the id alone (the tenant is checked on the row it finds, and
- * `LIMIT 1` keeps that check out of the lookup), because with the tenant's columns in it a plan made while the table
- * was small walked the tenant's whole list index instead, and PGlite, which never analyzes again, keeps such a plan
- * for the life of the process.
+ * `LIMIT 1` keeps that check out of the lookup). With the tenant's columns in it, the generic plan made while the
+ * table is small walks the tenant's whole list index instead, a plan PGlite, which never analyzes again, would keep
+ * for the life of the process once its plan cache settled on it.
  */
 export async function findIntentsWithAddresses(sql: Sql, keys: readonly IntentKey[]): Promise<(IntentWithParts | null)[]> {
   const rows = await sql.query<IntentWithParts & { key_position: number }>(
