@@ -9,7 +9,7 @@ export async function statementOf(send: (sql: Sql) => Promise<unknown>): Promise
 
 /**
  * The generic plan PostgreSQL caches for `text` (its one parameter of `paramType` given `arg`), as EXPLAIN prints it.
- * A prepared statement falls back to this plan once it has run a few times, and on PGlite, which never analyzes
+ * A prepared statement may settle on this plan after its first five runs, and on PGlite, which never analyzes
  * again, the plan made while a table was small stays for the life of the process.
  */
 export function genericPlan(db: Database, text: string, paramType: string, arg: string): Promise<string> {
