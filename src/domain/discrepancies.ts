@@ -28,7 +28,7 @@ export interface Discrepancy {
   acceptance: Acceptance | null;
 }
 
-interface IntentMoney {
+export interface IntentMoney {
   /** The status as of now (expiry applied). */
   status: IntentStatus;
   amount: Decimal;

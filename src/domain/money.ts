@@ -67,7 +67,11 @@ export function checkDecimals(amount: Decimal, decimals: number, asset: string, 
 
 export const ZERO = new Decimal(0);
 
-/** Formatting at the edge: the contract shows intent amounts as JSON numbers. */
-export const toNumber = (amount: Decimal | string) => new Decimal(amount).toNumber();
+/**
+ * Formatting at the edge: the contract shows intent amounts as JSON numbers. A decimal string needs no Decimal on the
+ * way: `Number` rounds its exact value to the nearest double, as `Decimal#toNumber` does (it is `+` of the same value
+ * printed without exponent), so both give the same number for every string a NUMERIC column prints.
+ */
+export const toNumber = (amount: Decimal | string) => (typeof amount === 'string' ? Number(amount) : amount.toNumber());
 /** Decimal strings without exponent or trailing zeros, for fields the contract types as strings. */
 export const toDecimalString = (amount: Decimal | string) => new Decimal(amount).toFixed();

@@ -1,5 +1,5 @@
 import { DomainError } from './errors.js';
-import { Decimal } from './money.js';
+import { Decimal, ZERO } from './money.js';
 import type { PayoutStatus, RefundNetworkFee } from './payouts.js';
 
 /** The finest unit any catalog asset has: an amount converted into the intent's currency is counted down to it. */
@@ -129,4 +129,4 @@ export function refundObject(r: RefundRecord) {
 
 /** What the intent's envelope shows as `amount_refunded`: the counted amounts of its refunds that did not fail. */
 export const amountRefunded = (refunds: readonly RefundRecord[]) =>
-  refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum.plus(r.refund_amount_counted!), new Decimal(0));
+  refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum.plus(r.refund_amount_counted!), ZERO);

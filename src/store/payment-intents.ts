@@ -42,7 +42,6 @@ export interface IntentRow {
 
 export interface IntentAddressRow {
   id: string;
-  payment_intent_id: string;
   asset: string;
   network: string;
   address: string;
@@ -134,8 +133,7 @@ export async function insertIntent(
 
 /** The addresses of the intent `i`, in expansion order, as a JSON array column. */
 const ADDRESSES = `(
-  SELECT coalesce(json_agg(json_build_object('id', a.id, 'payment_intent_id', a.payment_intent_id, 'asset', a.asset,
-                                    'network', a.network, 'address', a.address) ORDER BY a.position), '[]')
+  SELECT coalesce(json_agg(json_build_object('id', a.id, 'asset', a.asset, 'network', a.network, 'address', a.address) ORDER BY a.position), '[]')
   FROM deposit_addresses a WHERE a.payment_intent_id = i.id
 ) AS addresses`;
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
-import { acceptanceOf, discrepancyOf, type Discrepancy } from '../domain/discrepancies.js';
+import { acceptanceOf, discrepancyOf, type Discrepancy, type IntentMoney } from '../domain/discrepancies.js';
 import { Decimal } from '../domain/money.js';
 import { amountRefunded } from '../domain/refunds.js';
 import { effectiveStatus } from '../domain/payment-intents.js';
@@ -11,16 +11,19 @@ import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
 import { checkPaymentIntentId, type IntentView } from './payment-intents.js';
 
-/** The intent's discrepancy as of `now` (docs/money-in.md, "Discrepancies"). */
-export function intentDiscrepancy(view: IntentView, now: Date): Discrepancy | null {
-  return discrepancyOf({
+/** The intent's money as of `now`: what its discrepancy and its envelope are computed from. */
+export function intentMoney(view: IntentView, now: Date): IntentMoney {
+  return {
     status: effectiveStatus(view, now),
     amount: new Decimal(view.amount),
     received: new Decimal(view.amount_received),
     refunded: amountRefunded(view.refunds),
     acceptance: view.discrepancy_acceptance,
-  });
+  };
 }
+
+/** The intent's discrepancy as of `now` (docs/money-in.md, "Discrepancies"). */
+export const intentDiscrepancy = (view: IntentView, now: Date): Discrepancy | null => discrepancyOf(intentMoney(view, now));
 
 /**
  * The partner keeps an intent's over- or underpayment as it is: the decision is recorded on the intent with a

@@ -186,7 +186,7 @@ export class PaymentIntents {
         last_deposit: null,
         completed_at: null,
         discrepancy_acceptance: null,
-        addresses: prepared.addresses.map((a) => ({ id: a.id, payment_intent_id: prepared.id, asset: a.asset, network: a.network, address: a.address })),
+        addresses: prepared.addresses.map((a) => ({ id: a.id, asset: a.asset, network: a.network, address: a.address })),
         refunds: [],
       };
       const outcome = await intents.insertIntent(sql, intent, prepared.addresses, refCodeHeldUntil(expiresAt), now, answer(view));

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { toNumber } from '../../domain/money.js';
-import { amountRemaining, effectiveStatus } from '../../domain/payment-intents.js';
-import { Decimal } from '../../domain/money.js';
-import { amountRefunded } from '../../domain/refunds.js';
-import { intentDiscrepancy } from '../../use-cases/discrepancies.js';
+import { discrepancyOf } from '../../domain/discrepancies.js';
+import { toNumber, ZERO } from '../../domain/money.js';
+import { amountRemaining } from '../../domain/payment-intents.js';
+import { intentMoney } from '../../use-cases/discrepancies.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
 import { presentRefund, Refund } from './refund.js';
 import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
@@ -86,15 +85,14 @@ export const PaymentIntent = Type.Object(
 
 /** The envelope: every field present, null where it does not apply; expiry is decided at read time. */
 export function presentIntent(view: IntentView, now: Date): Static<typeof PaymentIntent> {
-  const status = effectiveStatus(view, now);
-  const amount = new Decimal(view.amount);
-  const received = new Decimal(view.amount_received);
+  const money = intentMoney(view, now);
+  const { status, received } = money;
   const deposit = view.last_deposit;
-  const discrepancy = intentDiscrepancy(view, now);
+  const discrepancy = discrepancyOf(money);
   return {
     id: view.id,
     object: 'payment_intent',
-    amount: toNumber(amount),
+    amount: toNumber(view.amount),
     currency: view.currency,
     status,
     ref_code: view.ref_code,
@@ -106,10 +104,10 @@ export function presentIntent(view: IntentView, now: Date): Static<typeof Paymen
     expires_at: iso(view.expires_at),
     completed_at: isoOrNull(view.completed_at),
     deposit: deposit && { ...deposit, amount_received: toNumber(deposit.amount_received) },
-    amount_received: toNumber(received),
-    amount_remaining: toNumber(amountRemaining(amount, received)),
-    partial_payment: status === 'pending' && received.gt(0),
-    amount_refunded: toNumber(amountRefunded(view.refunds)),
+    amount_received: toNumber(view.amount_received),
+    amount_remaining: toNumber(amountRemaining(money.amount, received)),
+    partial_payment: status === 'pending' && received.gt(ZERO),
+    amount_refunded: toNumber(money.refunded),
     refunds: view.refunds.map(presentRefund),
     discrepancy: discrepancy && {
       type: discrepancy.type,
