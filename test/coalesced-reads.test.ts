@@ -136,7 +136,7 @@ describe('intents read in one statement for several keys', () => {
     expect(alone?.addresses.length).toBeGreaterThan(1);
   });
 
-  it('its generic plan, made while the table is small, looks each key up in the primary key (PGlite never analyzes again)', async () => {
+  it('its generic plan, made while the table is small, looks each key up in the primary key (PGlite keeps it until the next ANALYZE)', async () => {
     const plan = await genericPlan(t.db, await statementOf((sql) => findIntentsWithAddresses(sql, [])), 'jsonb', '[]');
     expect(plan).toContain('Index Scan using payment_intents_pkey');
     expect(plan).not.toContain('Seq Scan on payment_intents');

@@ -144,7 +144,7 @@ export type IntentWithParts = IntentRow & { addresses: IntentAddressRow[]; refun
  * One intent with its addresses in expansion order and its refunds, in one statement; `lock` holds the intent row (not
  * its addresses) for the caller's transaction. The addresses are found by their intent alone: the intent is
  * the tenant's, and its addresses carry its tenant. A tenant condition there would also let a planner without
- * statistics (PGlite never analyzes) combine the intent index with a scan of every address of the mode.
+ * statistics (PGlite before its first analyze) combine the intent index with a scan of every address of the mode.
  */
 export async function findIntentWithAddresses(
   sql: Sql,
@@ -174,8 +174,8 @@ export interface IntentKey {
  * cache re-plan every execution (measured: a third of pgbench's rate for the same read). Inside the plan each key
  * is one probe of the primary key: the lookup names the id alone (the tenant is checked on the row it finds, and
  * `LIMIT 1` keeps that check out of the lookup). With the tenant's columns in it, the generic plan made while the
- * table is small walks the tenant's whole list index instead, a plan PGlite, which never analyzes again, would keep
- * for the life of the process once its plan cache settled on it.
+ * table is small walks the tenant's whole list index instead, a plan PGlite's plan cache keeps until the table's next
+ * ANALYZE (table-maintenance.ts), which comes only once a tenth of its rows changed.
  */
 export async function findIntentsWithAddresses(sql: Sql, keys: readonly IntentKey[]): Promise<(IntentWithParts | null)[]> {
   const rows = await sql.query<IntentWithParts & { key_position: number }>(
@@ -300,7 +300,7 @@ export interface PendingDepositRow {
  * The pending deposits of the intent `i`, oldest block first, as a JSON array column: the transactions row says
  * pending (not failed, not confirmed), its chain deposit has the block, the network's cursor the next block to
  * read. The cursor is a subquery so the chain deposit is found by its whole key: joined, it let a planner without
- * statistics (PGlite never analyzes) find it by network alone.
+ * statistics (PGlite before its first analyze) find it by network alone.
  */
 const PENDING_DEPOSITS = `(
   SELECT coalesce(json_agg(json_build_object('asset', t.asset, 'network', t.network, 'amount', t.amount::text,

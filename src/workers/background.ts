@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
+import { maintainTables } from '../store/table-maintenance.js';
 import { foldTenantTotals } from '../store/tenant-totals.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
@@ -57,6 +58,9 @@ async function reconcileAndWarn(ctx: AppContext, log: FastifyBaseLogger): Promis
   return 0;
 }
 
+/** As often as PostgreSQL's autovacuum looks at a database (its default `autovacuum_naptime`). */
+const TABLE_MAINTENANCE_SECONDS = 60;
+
 /** Stops the background work (resolving once webhook attempts in flight are done); `alive` is for readiness. */
 export type BackgroundWork = (() => Promise<void>) & { alive(): boolean };
 
@@ -99,6 +103,8 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => counted(watcher, ctx.metrics), log)),
     ...solanaWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.solana.pollSeconds, () => counted(watcher, ctx.metrics), log)),
+    // PostgreSQL's own autovacuum does this there; the embedded database has none.
+    ...(db.kind === 'pglite' ? [runPeriodically('table maintenance', TABLE_MAINTENANCE_SECONDS, () => maintainTables(db), log)] : []),
     ...(config.reconcileIntervalSeconds > 0 && ctx.reconciliation.networks.length > 0
       ? [runPeriodically('reconciliation', config.reconcileIntervalSeconds, () => reconcileAndWarn(ctx, log), log)]
       : []),

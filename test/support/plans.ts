@@ -9,8 +9,8 @@ export async function statementOf(send: (sql: Sql) => Promise<unknown>): Promise
 
 /**
  * The generic plan PostgreSQL caches for `text` (its one parameter of `paramType` given `arg`), as EXPLAIN prints it.
- * A prepared statement may settle on this plan after its first five runs, and on PGlite, which never analyzes
- * again, the plan made while a table was small stays for the life of the process.
+ * A prepared statement may settle on this plan after its first five runs, and on PGlite the plan made while a table
+ * was small stays until the table is analyzed again, once a tenth of its rows changed (src/store/table-maintenance.ts).
  */
 export function genericPlan(db: Database, text: string, paramType: string, arg: string): Promise<string> {
   return db.transaction(async (tx) => {
