@@ -152,8 +152,9 @@ export async function createContext(config: Config, database: Database, options:
     callers,
     idempotency: new Idempotency(db, config.docsBaseUrl, metrics),
     lockouts: new AuthLockouts(config.authFailuresPerMinute, limiter.failureCounters),
-    // The instance that changes a credential refuses the old answer at once, before its own notification arrives.
-    operator: new OperatorService(db, catalog, clock, (organizationId) => void callers.changed(organizationId)),
+    // The instance that changes a credential refuses the old answer and knows a new key at once, before its own
+    // notification arrives.
+    operator: new OperatorService(db, catalog, clock, (organizationId) => callers.changed(organizationId)),
     operatorPayouts: new OperatorPayouts(db, catalog, clock),
     paymentIntents: new PaymentIntents(db, catalog, custody, clock),
     addresses: new Addresses(catalog, custody, clock),

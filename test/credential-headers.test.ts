@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { ADMIN_TOKEN, startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { ADMIN_TOKEN, startTestApp, withCredentialNotificationsHeld, type Tenant, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import { createTenant, errorOf } from './support/partner.js';
 import { eventually } from './support/webhooks.js';
@@ -71,6 +71,16 @@ describe('failed authentications are limited per client address and surface, wit
     const res = await from(address, { authorization: `Bearer ${fresh.key}` });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().organization.id).toBe(fresh.organizationId);
+  });
+
+  it('a key this instance has just created is served from a locked-out address before its notification arrives', async () => {
+    const address = '192.0.2.24';
+    await lockOut(address, '/connect/v1/health', `Bearer ${madeUpKey()}`);
+    const res = await withCredentialNotificationsHeld(t, async () => {
+      const fresh = await createTenant(t);
+      return from(address, { authorization: `Bearer ${fresh.key}` });
+    });
+    expect(res.statusCode, res.body).toBe(200);
   });
 
   it('a revoked key from a locked-out address gets 429 like a made-up one', async () => {

@@ -50,8 +50,12 @@ export class OperatorService {
     private readonly db: Database,
     private readonly catalog: Catalog,
     private readonly clock: Clock,
-    /** Told after a change to an organization or its keys has committed (caches of who a key is). */
-    private readonly credentialsChanged: (organizationId: string) => void = () => {},
+    /**
+     * Told after a change to an organization or its keys has committed (caches of who a key is); the change is
+     * answered once it resolves, so this instance serves a key it just created at once, even to an address locked
+     * out for failed authentications.
+     */
+    private readonly credentialsChanged: (organizationId: string) => Promise<void> = async () => {},
   ) {}
 
   createOrganization(input: NewOrganization): Promise<OrganizationRow> {
@@ -84,7 +88,7 @@ export class OperatorService {
         settings: { ...DEFAULT_SETTINGS, ...org.settings, ...changes.settings },
       });
     });
-    this.credentialsChanged(updated.id);
+    await this.credentialsChanged(updated.id);
     return updated;
   }
 
@@ -109,7 +113,7 @@ export class OperatorService {
       rateLimitRps: input.rate_limit_rps ?? DEFAULT_RATE_LIMIT_RPS[input.mode],
       expiresAt,
     });
-    this.credentialsChanged(organizationId);
+    await this.credentialsChanged(organizationId);
     return created;
   }
 
@@ -144,14 +148,14 @@ export class OperatorService {
       await keys.revokeApiKey(tx, old.id, created.id);
       return created;
     });
-    this.credentialsChanged(created.organization_id);
+    await this.credentialsChanged(created.organization_id);
     return created;
   }
 
   async revokeApiKey(id: string): Promise<ApiKeyRow> {
     await this.getApiKey(id);
     const revoked = await keys.revokeApiKey(this.db, id);
-    this.credentialsChanged(revoked.organization_id);
+    await this.credentialsChanged(revoked.organization_id);
     return revoked;
   }
 
