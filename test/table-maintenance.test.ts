@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Database } from '../src/store/database.js';
 import { findIntent } from '../src/store/payment-intents.js';
 import { maintainTables } from '../src/store/table-maintenance.js';
-import { startBackgroundWork } from '../src/workers/background.js';
+import { maintainEmbeddedTables, startBackgroundWork } from '../src/workers/background.js';
 import { startTestApp } from './support/app.js';
 import { onPostgres, openTestDatabase, type TestDatabase } from './support/database.js';
 import { statementOf } from './support/plans.js';
@@ -95,5 +96,16 @@ describe('table maintenance: what autovacuum does, for the embedded database tha
       await stop();
       await app.close();
     }
+  });
+
+  it('a pass says nothing, unless it held the database for long: then one warning says how long and how many tables', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }));
+    await addIntents(600, 400_000);
+    await maintainEmbeddedTables(db, log);
+    expect(lines).toEqual([]);
+    await addIntents(700, 500_000);
+    await maintainEmbeddedTables(db, log, 0);
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([{ level: 40, worker: 'table maintenance', tables: onPostgres ? expect.any(Number) : 1, ms: expect.any(Number) }]);
   });
 });

@@ -61,6 +61,18 @@ async function reconcileAndWarn(ctx: AppContext, log: FastifyBaseLogger): Promis
 /** As often as PostgreSQL's autovacuum looks at a database (its default `autovacuum_naptime`). */
 const TABLE_MAINTENANCE_SECONDS = 60;
 
+/**
+ * One pass of the embedded database's table maintenance. Routine passes say nothing, as autovacuum's do; one that
+ * held the database (and so, on PGlite, every request) for `slowMs` or more is logged with what it took.
+ */
+export async function maintainEmbeddedTables(db: AppContext['db'], log: FastifyBaseLogger, slowMs = 1000): Promise<number> {
+  const started = performance.now();
+  const tables = await maintainTables(db);
+  const ms = Math.round(performance.now() - started);
+  if (ms >= slowMs) log.warn({ worker: 'table maintenance', tables, ms }, `table maintenance held the embedded database for ${ms} ms (${tables} tables)`);
+  return 0;
+}
+
 /** Stops the background work (resolving once webhook attempts in flight are done); `alive` is for readiness. */
 export type BackgroundWork = (() => Promise<void>) & { alive(): boolean };
 
@@ -104,7 +116,7 @@ export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogge
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => counted(watcher, ctx.metrics), log)),
     ...solanaWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.solana.pollSeconds, () => counted(watcher, ctx.metrics), log)),
     // PostgreSQL's own autovacuum does this there; the embedded database has none.
-    ...(db.kind === 'pglite' ? [runPeriodically('table maintenance', TABLE_MAINTENANCE_SECONDS, () => maintainTables(db), log)] : []),
+    ...(db.kind === 'pglite' ? [runPeriodically('table maintenance', TABLE_MAINTENANCE_SECONDS, () => maintainEmbeddedTables(db, log), log)] : []),
     ...(config.reconcileIntervalSeconds > 0 && ctx.reconciliation.networks.length > 0
       ? [runPeriodically('reconciliation', config.reconcileIntervalSeconds, () => reconcileAndWarn(ctx, log), log)]
       : []),
