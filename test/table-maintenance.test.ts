@@ -8,7 +8,7 @@ import { maintainTables } from '../src/store/table-maintenance.js';
 import { maintainEmbeddedTables, startBackgroundWork } from '../src/workers/background.js';
 import { startTestApp } from './support/app.js';
 import { onPostgres, openTestDatabase, type TestDatabase } from './support/database.js';
-import { statementOf } from './support/plans.js';
+import { planOf, statementOf } from './support/plans.js';
 import { eventually } from './support/webhooks.js';
 
 let t: TestDatabase;
@@ -46,9 +46,7 @@ const tableStats = async () =>
 async function planOfLookup(): Promise<string> {
   const [first] = await db.query<{ id: string }>('SELECT id FROM payment_intents ORDER BY created_at LIMIT 1');
   const id = first!.id;
-  const text = await statementOf((sql) => findIntent(sql, tenant, id));
-  const rows = await db.query<Record<string, string>>(`EXPLAIN ${text}`, [id, org, 'test']);
-  return rows.map((row) => Object.values(row)[0]).join('\n');
+  return planOf(db, await statementOf((sql) => findIntent(sql, tenant, id)), [id, org, 'test']);
 }
 
 describe('table maintenance: what autovacuum does, for the embedded database that runs none', () => {

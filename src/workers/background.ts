@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
+import type { Sql } from '../store/database.js';
 import { maintainTables } from '../store/table-maintenance.js';
 import { foldTenantTotals } from '../store/tenant-totals.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
@@ -65,7 +66,7 @@ const TABLE_MAINTENANCE_SECONDS = 60;
  * One pass of the embedded database's table maintenance. Routine passes say nothing, as autovacuum's do; one that
  * held the database (and so, on PGlite, every request) for `slowMs` or more is logged with what it took.
  */
-export async function maintainEmbeddedTables(db: AppContext['db'], log: FastifyBaseLogger, slowMs = 1000): Promise<number> {
+export async function maintainEmbeddedTables(db: Sql, log: FastifyBaseLogger, slowMs = 1000): Promise<number> {
   const started = performance.now();
   const tables = await maintainTables(db);
   const ms = Math.round(performance.now() - started);

@@ -7,6 +7,12 @@ export async function statementOf(send: (sql: Sql) => Promise<unknown>): Promise
   return text;
 }
 
+/** The plan PostgreSQL makes for `text` with `params`, as EXPLAIN prints it. */
+export async function planOf(sql: Sql, text: string, params: readonly unknown[] = []): Promise<string> {
+  const rows = await sql.query<Record<string, string>>(`EXPLAIN ${text}`, params);
+  return rows.map((row) => Object.values(row)[0]).join('\n');
+}
+
 /**
  * The generic plan PostgreSQL caches for `text` (its one parameter of `paramType` given `arg`), as EXPLAIN prints it.
  * A prepared statement may settle on this plan after its first five runs, and on PGlite the plan made while a table
@@ -16,8 +22,7 @@ export function genericPlan(db: Database, text: string, paramType: string, arg: 
   return db.transaction(async (tx) => {
     await tx.exec(`SET LOCAL plan_cache_mode = force_generic_plan; PREPARE generic_plan_of(${paramType}) AS ${text}`);
     try {
-      const rows = await tx.query<Record<string, string>>(`EXPLAIN EXECUTE generic_plan_of('${arg}')`);
-      return rows.map((row) => Object.values(row)[0]).join('\n');
+      return await planOf(tx, `EXECUTE generic_plan_of('${arg}')`);
     } finally {
       await tx.exec('DEALLOCATE generic_plan_of');
     }
