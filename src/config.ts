@@ -109,6 +109,8 @@ export interface EvmConfig {
   batchBlocks: number;
   /** Blocks below the cursor whose hashes are kept to detect reorganizations; a deeper one stops the watcher. */
   reorgWindow: number;
+  /** Seconds between two sightings of a reorganization before the credits it takes away are reversed. */
+  forkConfirmSeconds: number;
   /** Seconds a live payout's transaction may stay unmined before it is sent again with a higher fee (within the quote's). */
   rebroadcastSeconds: number;
   /** Seconds a released nonce of the hot wallet may wait for a payout before a filler transaction is sent at it. */
@@ -252,6 +254,7 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
     pollSeconds: positiveInteger('CONNECT_EVM_POLL_SECONDS', env.CONNECT_EVM_POLL_SECONDS, 5),
     batchBlocks: positiveInteger('CONNECT_EVM_BATCH_BLOCKS', env.CONNECT_EVM_BATCH_BLOCKS, 50),
     reorgWindow: positiveInteger('CONNECT_EVM_REORG_WINDOW', env.CONNECT_EVM_REORG_WINDOW, 512),
+    forkConfirmSeconds: positiveInteger('CONNECT_EVM_FORK_CONFIRM_SECONDS', env.CONNECT_EVM_FORK_CONFIRM_SECONDS, 60),
     rebroadcastSeconds: positiveInteger('CONNECT_EVM_REBROADCAST_SECONDS', env.CONNECT_EVM_REBROADCAST_SECONDS, 120),
     gapFillSeconds: positiveInteger('CONNECT_EVM_GAP_FILL_SECONDS', env.CONNECT_EVM_GAP_FILL_SECONDS, 60),
     rpcTimeoutMs: positiveInteger('CONNECT_EVM_RPC_TIMEOUT_MS', env.CONNECT_EVM_RPC_TIMEOUT_MS, 10_000),

@@ -9,6 +9,7 @@ const seen = (over: Partial<NonceObservation>): NonceObservation => ({
   mined: null,
   usedAtDepth: 7n,
   usedAtHead: 7n,
+  usedBy: null,
   ...over,
 });
 const mined = (purpose: 'payout' | 'cancel' | 'filler', blockNumber: bigint, succeeded = true) => ({ txHash: '0xabc', purpose, blockNumber, succeeded });
@@ -31,8 +32,16 @@ describe('what a nonce of the hot wallet came to', () => {
   });
 
   it('a nonce used by none of its transactions is proof only as deep as the confirmations; used at the head only, it waits', () => {
-    expect(nonceVerdict(seen({ usedAtDepth: 8n, usedAtHead: 8n }))).toEqual({ kind: 'not_paid', proof: 'nonce_used_elsewhere', txHash: null });
+    const stranger = { txHash: '0xdef', ours: false };
+    expect(nonceVerdict(seen({ usedAtDepth: 8n, usedAtHead: 8n, usedBy: stranger }))).toEqual({ kind: 'not_paid', proof: 'nonce_used_elsewhere', txHash: '0xdef' });
     expect(nonceVerdict(seen({ usedAtDepth: 7n, usedAtHead: 8n }))).toEqual({ kind: 'used_shallow' });
+  });
+
+  it('a nonce used at depth without a receipt of ours is no proof until its block shows the transaction that used it, and that it is none of ours', () => {
+    // No receipt found may be a lookup answered by a backend behind the chain: the count alone proves nothing.
+    expect(nonceVerdict(seen({ usedAtDepth: 8n, usedAtHead: 8n, usedBy: null }))).toEqual({ kind: 'unproven' });
+    // The block shows one of ours at the nonce: mined, its receipt not served yet.
+    expect(nonceVerdict(seen({ usedAtDepth: 8n, usedAtHead: 8n, usedBy: { txHash: '0xabc', ours: true } }))).toEqual({ kind: 'unproven' });
   });
 
   it('a nonce nobody used is open: the payout may still be mined', () => {

@@ -161,8 +161,12 @@ describe('reorganizations', () => {
 
     await chain.anvil.client.revert({ id: snapshot });
     await chain.anvil.mine(TEST_CONFIRMATIONS + 3);
-    await chain.watcher().tick();
-    expect(await chain.watcher().tick()).toBe(0);
+    const clock = new ManualClock();
+    await chain.watcher(clock).tick(); // the fork, seen once below a credited deposit: recorded, nothing reversed
+    expect((await transactionsOf(own.key)).filter((tx) => tx.tx_hash === hash)).toMatchObject([{ status: 'confirmed' }]);
+    clock.advance(60_000);
+    await chain.watcher(clock).tick(); // seen again a minute later: the credit is reversed and the blocks read again
+    expect(await chain.watcher(clock).tick()).toBe(0);
     expect((await transactionsOf(own.key)).filter((tx) => tx.tx_hash === hash)).toMatchObject([{ status: 'failed' }]);
     expect(await usdcBalance(address.id)).toBe('0');
     const events = await eventsInOrder(chain.t, own.key, address.id);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from './support/clock.js';
 import { tronAddressFromEvmHex } from '../src/providers/chains/tron/address.js';
 import { tronTransactionKind } from '../src/providers/chains/tron/http-api.js';
 import { tronChainReader } from '../src/providers/chains/tron/json-rpc-reader.js';
@@ -147,8 +148,12 @@ describe('reorganizations and the endpoint, as on EVM', () => {
 
     await chain.anvil.client.revert({ id: snapshot });
     await chain.anvil.mine(TEST_CONFIRMATIONS + 3);
-    await chain.watcher().tick();
-    expect(await chain.watcher().tick()).toBe(0);
+    const clock = new ManualClock();
+    await chain.watcher(clock).tick(); // the fork, seen once below a credited deposit: recorded, nothing reversed
+    expect(await byHash(txId)).toMatchObject([{ status: 'confirmed' }]);
+    clock.advance(60_000);
+    await chain.watcher(clock).tick(); // seen again a minute later: the credit is reversed and the blocks read again
+    expect(await chain.watcher(clock).tick()).toBe(0);
     expect(await byHash(txId)).toMatchObject([{ status: 'failed' }]);
     const events = await eventsInOrder(chain.t, chain.live.key, address.id);
     expect(events.map((e) => e.type)).toEqual(['address.deposit.received', 'deposit.reversed']);

@@ -21,8 +21,8 @@ export function creditShard(profileId: string | null): number {
 }
 
 /** Causes: what a transfer is for, unique per tenant, so the same cause never posts twice. */
-export const depositCause = (identity: { network: string; txHash: string; outputIndex: number }) =>
-  `deposit:${identity.network}:${identity.txHash}:${identity.outputIndex}`;
+export const depositCause = (identity: { network: string; txHash: string; outputIndex: number; round?: number }) =>
+  `deposit:${identity.network}:${identity.txHash}:${identity.outputIndex}${(identity.round ?? 1) > 1 ? `:${identity.round}` : ''}`;
 
 /**
  * The world account of a tenant's asset on a network has a fixed id derived from what it is, so a transfer

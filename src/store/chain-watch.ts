@@ -1,10 +1,25 @@
 import type { Sql } from './database.js';
 
-/** The next block to read on `network`, created at `start` the first time a watcher looks. */
-export async function readCursor(sql: Sql, network: string, start: bigint): Promise<bigint> {
+export interface Cursor {
+  /** The next block to read. */
+  next: bigint;
+  /** When a watcher first saw the chain differ from the blocks it linked, while that awaits a second sighting. */
+  forkSeenAt: Date | null;
+}
+
+/** Where the watchers of `network` are, created at `start` the first time a watcher looks. */
+export async function readCursor(sql: Sql, network: string, start: bigint): Promise<Cursor> {
   await sql.query('INSERT INTO chain_cursors (network, next_block) VALUES ($1, $2) ON CONFLICT (network) DO NOTHING', [network, start.toString()]);
-  const [row] = await sql.query<{ next_block: string }>('SELECT next_block::text AS next_block FROM chain_cursors WHERE network = $1', [network]);
-  return BigInt(row!.next_block);
+  const [row] = await sql.query<{ next_block: string; fork_seen_at: Date | null }>(
+    'SELECT next_block::text AS next_block, fork_seen_at FROM chain_cursors WHERE network = $1',
+    [network],
+  );
+  return { next: BigInt(row!.next_block), forkSeenAt: row!.fork_seen_at };
+}
+
+/** A divergence first seen at `at` (null: none seen, or it was a lagging answer): kept until confirmed or cleared. */
+export async function setForkSeen(sql: Sql, network: string, at: Date | null): Promise<void> {
+  await sql.query('UPDATE chain_cursors SET fork_seen_at = $2 WHERE network = $1', [network, at]);
 }
 
 /**
@@ -17,7 +32,7 @@ export async function claimCursor(tx: Sql, network: string, expected: bigint): P
 }
 
 export async function moveCursor(tx: Sql, network: string, next: bigint): Promise<void> {
-  await tx.query('UPDATE chain_cursors SET next_block = $2, updated_at = now() WHERE network = $1', [network, next.toString()]);
+  await tx.query('UPDATE chain_cursors SET next_block = $2, fork_seen_at = NULL, updated_at = now() WHERE network = $1', [network, next.toString()]);
 }
 
 /** Stored block hashes from `from` up, by number. */
@@ -80,15 +95,17 @@ export interface ChainDepositRow {
   from_address: string;
   transaction_id: string;
   status: ChainDepositStatus;
+  /** Which credit of the transfer this is: above 1 once a reorganization reversed it and the new chain mined it again. */
+  round: number;
   /** Failed credits so far: above 0 while pending, the deposit is quarantined. */
   credit_attempts: number;
 }
 
 const COLUMNS = `network, tx_hash, output_index, block_number::text AS block_number, block_hash, organization_id, mode, address_id, asset,
-  amount::text AS amount, from_address, transaction_id, status, credit_attempts`;
+  amount::text AS amount, from_address, transaction_id, status, round, credit_attempts`;
 
 /** Records a transfer seen on chain as pending; answers false when it was recorded before. */
-export async function insertChainDeposit(tx: Sql, row: Omit<ChainDepositRow, 'status' | 'credit_attempts'>): Promise<boolean> {
+export async function insertChainDeposit(tx: Sql, row: Omit<ChainDepositRow, 'status' | 'round' | 'credit_attempts'>): Promise<boolean> {
   const inserted = await tx.query(
     `INSERT INTO chain_deposits (network, tx_hash, output_index, block_number, block_hash, organization_id, mode, address_id, asset, amount, from_address, transaction_id, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending') ON CONFLICT DO NOTHING RETURNING 1`,
@@ -97,14 +114,26 @@ export async function insertChainDeposit(tx: Sql, row: Omit<ChainDepositRow, 'st
   return inserted.length === 1;
 }
 
-/** Whether these on-chain identities were recorded before (in any status), keyed `tx_hash:output_index`. */
-export async function knownChainDeposits(sql: Sql, network: string, txHashes: string[]): Promise<Set<string>> {
-  if (txHashes.length === 0) return new Set();
-  const rows = await sql.query<{ key: string }>(
-    "SELECT tx_hash || ':' || output_index AS key FROM chain_deposits WHERE network = $1 AND tx_hash = ANY($2::text[])",
+/** The status of these on-chain identities where they were recorded before, keyed `tx_hash:output_index`. */
+export async function knownChainDeposits(sql: Sql, network: string, txHashes: string[]): Promise<Map<string, ChainDepositStatus>> {
+  if (txHashes.length === 0) return new Map();
+  const rows = await sql.query<{ key: string; status: ChainDepositStatus }>(
+    "SELECT tx_hash || ':' || output_index AS key, status FROM chain_deposits WHERE network = $1 AND tx_hash = ANY($2::text[])",
     [network, txHashes],
   );
-  return new Set(rows.map((r) => r.key));
+  return new Map(rows.map((r) => [r.key, r.status]));
+}
+
+/**
+ * A reversed deposit that a new chain mined again: pending once more, in its new block, as the next round of
+ * credits, its retry state cleared.
+ */
+export async function reopenChainDeposit(tx: Sql, row: Pick<ChainDepositRow, 'network' | 'tx_hash' | 'output_index' | 'block_number' | 'block_hash'>): Promise<void> {
+  await tx.query(
+    `UPDATE chain_deposits SET status = 'pending', round = round + 1, block_number = $4, block_hash = $5, credit_attempts = 0, last_error = NULL, next_attempt_at = NULL
+     WHERE network = $1 AND tx_hash = $2 AND output_index = $3 AND status = 'reversed'`,
+    [row.network, row.tx_hash, row.output_index, row.block_number, row.block_hash],
+  );
 }
 
 /** Pending deposits in blocks up to `maxBlock` that may be credited at `now` (a quarantined one once its retry is due), oldest first. */

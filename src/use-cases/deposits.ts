@@ -23,6 +23,8 @@ export interface IncomingDeposit {
   network: string;
   txHash: string;
   outputIndex: number;
+  /** Which credit of the transfer this is (1 when absent): above 1 once a reorganization reversed it and a new chain mined it again. */
+  round?: number;
   amount: Decimal;
   fromAddress: string;
 }
@@ -245,7 +247,12 @@ async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: Address
  * operator's cancel does; a refund already sent cannot be, and `deposit.reversed` names them all for the operator.
  * The intent is locked before any ledger account, as a credit and a refund execution lock it.
  */
-export async function reverseDeposit(tx: Sql, tenant: Tenant, identity: { network: string; txHash: string; outputIndex: number; transactionId: string }, clock: Clock) {
+export async function reverseDeposit(
+  tx: Sql,
+  tenant: Tenant,
+  identity: { network: string; txHash: string; outputIndex: number; round?: number; transactionId: string },
+  clock: Clock,
+) {
   const transaction = await findTransaction(tx, tenant, identity.transactionId);
   if (!transaction || transaction.status !== 'confirmed') throw new Error(`deposit ${identity.transactionId} is not a confirmed deposit of its tenant`);
   const intentId = transaction.payment_intent_id;

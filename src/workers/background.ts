@@ -29,7 +29,7 @@ export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatch
         ctx.catalog,
         ctx.clock,
         async () => ({ snapshot: await ctx.prices.current(), maxAgeSeconds: config.pricesMaxAgeSeconds }),
-        { network, batchBlocks: config.evm.batchBlocks, reorgWindow: config.evm.reorgWindow },
+        { network, batchBlocks: config.evm.batchBlocks, reorgWindow: config.evm.reorgWindow, forkConfirmSeconds: config.evm.forkConfirmSeconds },
         log,
         ctx.metrics,
       ),

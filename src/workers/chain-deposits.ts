@@ -25,12 +25,16 @@ export interface SeenChainDeposit {
 
 export const tenantOfRow = (row: { organization_id: string; mode: Tenant['mode'] }): Tenant => ({ organizationId: row.organization_id, mode: row.mode });
 
-/** Every deposit seen for the first time becomes a pending transaction row; one recorded before (even reversed) is left alone. */
+/**
+ * Every deposit seen for the first time becomes a pending transaction row, and so does one that a reorganization
+ * reversed and the new chain mined again (its next round of credits); one pending or credited is left alone.
+ */
 export async function recordChainDeposits(tx: Sql, clock: Clock, network: string, deposits: readonly SeenChainDeposit[]): Promise<void> {
   const known = await watch.knownChainDeposits(tx, network, deposits.map((d) => d.txHash));
   for (const deposit of deposits) {
     const { tenant } = deposit;
-    if (known.has(`${deposit.txHash}:${deposit.outputIndex}`)) continue;
+    const status = known.get(`${deposit.txHash}:${deposit.outputIndex}`);
+    if (status === 'pending' || status === 'credited') continue;
     const address = (await findAddress(tx, tenant, deposit.addressId))!;
     const transactionId = await insertPendingDeposit(
       tx,
@@ -51,12 +55,13 @@ export async function recordChainDeposits(tx: Sql, clock: Clock, network: string
       },
       clock.now(),
     );
+    const seen = { network, tx_hash: deposit.txHash, output_index: deposit.outputIndex, block_number: deposit.blockNumber.toString(), block_hash: deposit.blockHash };
+    if (status === 'reversed') {
+      await watch.reopenChainDeposit(tx, seen);
+      continue;
+    }
     await watch.insertChainDeposit(tx, {
-      network,
-      tx_hash: deposit.txHash,
-      output_index: deposit.outputIndex,
-      block_number: deposit.blockNumber.toString(),
-      block_hash: deposit.blockHash,
+      ...seen,
       organization_id: tenant.organizationId,
       mode: tenant.mode,
       address_id: address.id,
@@ -117,7 +122,15 @@ export class ChainCredits {
       const result = await creditDeposit(
         tx,
         tenantOfRow(deposit),
-        { addressId: deposit.address_id, network, txHash: deposit.tx_hash, outputIndex: deposit.output_index, amount: new Decimal(deposit.amount), fromAddress: deposit.from_address },
+        {
+          addressId: deposit.address_id,
+          network,
+          txHash: deposit.tx_hash,
+          outputIndex: deposit.output_index,
+          round: deposit.round,
+          amount: new Decimal(deposit.amount),
+          fromAddress: deposit.from_address,
+        },
         this.clock,
         prices,
       );

@@ -11,6 +11,12 @@ export interface NonceObservation {
   usedAtDepth: bigint;
   /** Transactions of the wallet mined up to the head. */
   usedAtHead: bigint;
+  /**
+   * When the count at depth says the nonce is used and no receipt of ours was found: the transaction at the nonce
+   * in the block where the wallet's count passed it (`ours`: one signed at the nonce), or null when no block showed
+   * one (the answers came from backends that disagree).
+   */
+  usedBy: { txHash: string; ours: boolean } | null;
 }
 
 export type NonceVerdict =
@@ -22,14 +28,19 @@ export type NonceVerdict =
   | { kind: 'mined_shallow'; txHash: string }
   /** Used at the head by a transaction none of ours, short of the confirmations: wait. */
   | { kind: 'used_shallow' }
+  /**
+   * Used at depth, but no answer proves by what, or by one of ours whose receipt was not served (a backend behind
+   * the chain answered the lookup): wait for answers that agree.
+   */
+  | { kind: 'unproven' }
   /** Nothing mined at the nonce yet. */
   | { kind: 'open' };
 
 /**
  * What a nonce's transactions came to. A mined transaction decides only at the confirmations, a revert included
- * (a reorganization could un-mine it, and another transaction at the nonce be mined instead). A nonce used by none
- * of ours is proof only as deep: the head is read before the receipts, so one of ours mined at or below that depth
- * would have had its receipt found.
+ * (a reorganization could un-mine it, and another transaction at the nonce be mined instead). A receipt not found
+ * proves nothing (the backend that answered may be behind the chain), so a nonce used at depth is proof that none
+ * of ours paid only when the block that used it shows the transaction that did, and it is none of ours.
  */
 export function nonceVerdict(seen: NonceObservation): NonceVerdict {
   const deepEnough = (block: bigint) => seen.head - block + 1n >= seen.confirmationsRequired;
@@ -39,7 +50,10 @@ export function nonceVerdict(seen: NonceObservation): NonceVerdict {
     if (purpose !== 'payout') return { kind: 'not_paid', proof: 'cancelled', txHash };
     return succeeded ? { kind: 'paid', txHash } : { kind: 'not_paid', proof: 'reverted', txHash };
   }
-  if (seen.usedAtDepth > seen.nonce) return { kind: 'not_paid', proof: 'nonce_used_elsewhere', txHash: null };
+  if (seen.usedAtDepth > seen.nonce) {
+    if (seen.usedBy === null || seen.usedBy.ours) return { kind: 'unproven' };
+    return { kind: 'not_paid', proof: 'nonce_used_elsewhere', txHash: seen.usedBy.txHash };
+  }
   if (seen.usedAtHead > seen.nonce) return { kind: 'used_shallow' };
   return { kind: 'open' };
 }

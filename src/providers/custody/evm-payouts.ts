@@ -146,6 +146,8 @@ export class EvmPayouts {
           : unknown(`The cancellation ${verdict.txHash} is mined at the payout's nonce; the payout fails at its confirmations.`);
       case 'used_shallow':
         return unknown(`Nonce ${seen.nonce} of the hot wallet is used by a transaction that is none of this payout's; waiting for its confirmations.`);
+      case 'unproven':
+        return unknown(`Nonce ${seen.nonce} of the hot wallet is used, and the node's answers do not yet show by which transaction; looked up again.`);
       case 'open':
         if (request.cancelRequested && row.current_purpose === 'payout') return this.cancel(client, request, row, 'Cancelled by the operator');
         return this.sendCurrent(client, request, row, seen.usedAtHead);
@@ -323,10 +325,15 @@ export class EvmPayouts {
     }
   }
 
-  /** What the chain says of the nonce: the head first, then every transaction's receipt, then the wallet's nonce counts. */
+  /**
+   * What the chain says of the nonce: the head first, then every transaction's receipt, then the wallet's nonce
+   * counts (of the address the nonce belongs to, whatever the signer is now); and when the count at depth says the
+   * nonce is used while no receipt was found, the transaction that used it, from the block where the count passed it.
+   */
   private async observe(client: PublicClient, row: NonceRow, confirmationsRequired: bigint): Promise<NonceObservation> {
     const head = await client.getBlockNumber({ cacheTime: 0 });
-    const seen: NonceObservation = { nonce: BigInt(row.nonce), head, confirmationsRequired, mined: null, usedAtDepth: 0n, usedAtHead: 0n };
+    const nonce = BigInt(row.nonce);
+    const seen: NonceObservation = { nonce, head, confirmationsRequired, mined: null, usedAtDepth: 0n, usedAtHead: 0n, usedBy: null };
     for (const tx of row.txs) {
       const receipt = await this.receipt(client, tx.tx_hash);
       if (receipt) {
@@ -334,12 +341,41 @@ export class EvmPayouts {
         return seen;
       }
     }
+    const wallet = row.from_address as Address;
     const depthBlock = head - confirmationsRequired + 1n;
     const [atDepth, atHead] = await Promise.all([
-      depthBlock < 0n ? 0 : client.getTransactionCount({ address: this.signer.address, blockNumber: depthBlock }),
-      client.getTransactionCount({ address: this.signer.address, blockTag: 'latest' }),
+      depthBlock < 0n ? 0 : client.getTransactionCount({ address: wallet, blockNumber: depthBlock }),
+      client.getTransactionCount({ address: wallet, blockTag: 'latest' }),
     ]);
-    return { ...seen, usedAtDepth: BigInt(atDepth), usedAtHead: BigInt(atHead) };
+    const usedAtDepth = BigInt(atDepth);
+    const usedBy = usedAtDepth > nonce ? await this.nonceUser(client, wallet, nonce, depthBlock, row) : null;
+    return { ...seen, usedAtDepth, usedAtHead: BigInt(atHead), usedBy };
+  }
+
+  /**
+   * The transaction at `nonce` of `wallet`, read from the block where the wallet's count first passed the nonce (found
+   * by halving, down from `usedBy`, where it is passed); null when the answers disagree and no block shows one. The
+   * counts are asked at block numbers: a node without the block refuses rather than answer another height.
+   */
+  private async nonceUser(client: PublicClient, wallet: Address, nonce: bigint, usedBy: bigint, row: NonceRow): Promise<{ txHash: string; ours: boolean } | null> {
+    const countAt = async (block: bigint) => BigInt(await client.getTransactionCount({ address: wallet, blockNumber: block }));
+    let passed = usedBy;
+    let before = usedBy;
+    for (let step = 1n; ; step *= 2n) {
+      if (passed === 0n) return null;
+      before = passed > step ? passed - step : 0n;
+      if ((await countAt(before)) <= nonce) break;
+      passed = before;
+    }
+    while (passed - before > 1n) {
+      const middle = (passed + before) / 2n;
+      if ((await countAt(middle)) > nonce) passed = middle;
+      else before = middle;
+    }
+    const block = await client.getBlock({ blockNumber: passed, includeTransactions: true });
+    const used = block.transactions.find((tx) => tx.nonce === Number(nonce) && tx.from.toLowerCase() === wallet.toLowerCase());
+    if (!used) return null;
+    return { txHash: used.hash, ours: row.txs.some((tx) => tx.tx_hash.toLowerCase() === used.hash.toLowerCase()) };
   }
 
   /** What to send: value to the destination, or the token contract's `transfer(destination, amount)`. */
@@ -411,6 +447,6 @@ function notPaidReason(verdict: { proof: string; txHash: string | null }, nonce:
     case 'cancelled':
       return `Cancelled: ${verdict.txHash} was mined at the payout's nonce ${nonce} instead of its transfer; nothing was sent.`;
     default:
-      return `Nonce ${nonce} of the hot wallet was used by a transaction that is not this payout's; nothing was sent.`;
+      return `Nonce ${nonce} of the hot wallet was used by ${verdict.txHash}, a transaction that is not this payout's; nothing was sent.`;
   }
 }

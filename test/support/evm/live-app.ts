@@ -80,6 +80,7 @@ export function startLiveEvmApp(
         pollSeconds: 1,
         batchBlocks: 50,
         reorgWindow: 64,
+        forkConfirmSeconds: 60,
         // Any sweep finds an unmined payout stuck: tests decide when a block is mined.
         rebroadcastSeconds: 0,
         gapFillSeconds: 60,
@@ -105,7 +106,7 @@ export const quiet = { warn: () => {}, error: () => {} };
 export function watcherFor(
   t: TestApp,
   network: WatchedNetwork,
-  options: { chain?: EvmChainReader; db?: Database; batchBlocks?: number; clock?: Clock } = {},
+  options: { chain?: EvmChainReader; db?: Database; batchBlocks?: number; clock?: Clock; forkConfirmSeconds?: number } = {},
 ): EvmWatcher {
   return new EvmWatcher(
     options.db ?? t.db,
@@ -113,7 +114,7 @@ export function watcherFor(
     t.ctx.catalog,
     options.clock ?? systemClock,
     async () => ({ snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds }),
-    { network: network.network, batchBlocks: options.batchBlocks ?? 50, reorgWindow: 64 },
+    { network: network.network, batchBlocks: options.batchBlocks ?? 50, reorgWindow: 64, forkConfirmSeconds: options.forkConfirmSeconds ?? 60 },
     quiet,
     t.ctx.metrics,
   );
@@ -125,8 +126,8 @@ export interface LiveEthereum {
   ethereum: WatchedNetwork;
   t: TestApp;
   live: Tenant;
-  /** A watcher of ethereum as the worker builds one. */
-  watcher(): EvmWatcher;
+  /** A watcher of ethereum as the worker builds one, on `clock` (the system's by default). */
+  watcher(clock?: Clock): EvmWatcher;
 }
 
 /**
@@ -135,7 +136,7 @@ export interface LiveEthereum {
  * once the tests run.
  */
 export function useLiveEthereum(): LiveEthereum {
-  const chain = { watcher: () => watcherFor(chain.t, chain.ethereum) } as LiveEthereum;
+  const chain = { watcher: (clock?: Clock) => watcherFor(chain.t, chain.ethereum, { clock }) } as LiveEthereum;
   beforeAll(async () => {
     chain.anvil = await startAnvil();
     chain.ethereum = { network: 'ethereum', anvil: chain.anvil, usdc: await chain.anvil.deployToken() };

@@ -4,6 +4,7 @@ import { loadConfig } from '../../../src/config.js';
 import { evmHexFromTronAddress, tronAddressFromEvmHex } from '../../../src/providers/chains/tron/address.js';
 import { tronTransactionKind } from '../../../src/providers/chains/tron/http-api.js';
 import { tronChainReader } from '../../../src/providers/chains/tron/json-rpc-reader.js';
+import type { Clock } from '../../../src/domain/clock.js';
 import type { EvmWatcher } from '../../../src/workers/evm-watcher.js';
 import { startTestApp, type Tenant, type TestApp } from '../app.js';
 import { startAnvil, type Anvil } from '../evm/anvil.js';
@@ -31,7 +32,8 @@ export interface LiveTron {
   httpApi: FakeTronHttpApi;
   /** The test USDT in its Tron spelling (T…), as the catalog names it. */
   usdt: string;
-  watcher(): EvmWatcher;
+  /** A watcher of tron as the worker builds one, on `clock` (the system's by default). */
+  watcher(clock?: Clock): EvmWatcher;
   /** Mints `amount` test USDT to a T… address (its 0x form on anvil); answers the transaction id as stored (64 hex, no 0x). */
   sendUsdt(to: string, amount: string): Promise<string>;
   /** Sends `amount` TRX (6 decimals: anvil's wei stand for sun) to a T… address; answers the transaction id as stored. */
@@ -41,7 +43,9 @@ export interface LiveTron {
 const bare = (hash: Hex) => hash.slice(2);
 
 export function useLiveTron(options: { withEthereum?: boolean } = {}): LiveTron {
-  const chain = { watcher: () => watcherFor(chain.t, chain.tron, { chain: tronChainReader(chain.anvil.url, tronTransactionKind(chain.httpApi.url)) }) } as LiveTron;
+  const chain = {
+    watcher: (clock?: Clock) => watcherFor(chain.t, chain.tron, { chain: tronChainReader(chain.anvil.url, tronTransactionKind(chain.httpApi.url)), clock }),
+  } as LiveTron;
   beforeAll(async () => {
     chain.anvil = await startAnvil({ chainId: TRON_CHAIN_ID });
     chain.httpApi = await startFakeTronHttpApi();

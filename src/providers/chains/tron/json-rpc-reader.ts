@@ -20,7 +20,7 @@ export function tronChainReader(url: string, kindOf: TransactionKind): EvmChainR
       const block = await rpc.block(number);
       return block && { ...block, nativeTransfers: block.nativeTransfers.map(asTron) };
     },
-    tokenTransfers: async (tokens, from, to) => (await rpc.tokenTransfers(tokens.map(evmHexFromTronAddress), from, to)).map(asTron),
+    tokenTransfers: async (tokens, blocks) => (await rpc.tokenTransfers(tokens.map(evmHexFromTronAddress), blocks)).map(asTron),
     succeeded: async (txId) => (await kindOf(txId)) === 'TransferContract' && rpc.succeeded(`0x${txId}`),
     normalize: (address) => address,
   };
