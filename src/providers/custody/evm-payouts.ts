@@ -360,7 +360,7 @@ export class EvmPayouts {
   private async nonceUser(client: PublicClient, wallet: Address, nonce: bigint, usedBy: bigint, row: NonceRow): Promise<{ txHash: string; ours: boolean } | null> {
     const countAt = async (block: bigint) => BigInt(await client.getTransactionCount({ address: wallet, blockNumber: block }));
     let passed = usedBy;
-    let before = usedBy;
+    let before: bigint;
     for (let step = 1n; ; step *= 2n) {
       if (passed === 0n) return null;
       before = passed > step ? passed - step : 0n;
