@@ -174,6 +174,34 @@ describe('reorganizations', () => {
     expect(events[1]!.data).toMatchObject({ amount: '7', amount_unrecovered: '0', hash, reason: 'reorganization' });
     expect((await verifyLedger(chain.t.db)).ok).toBe(true);
   });
+  it('a credited deposit that a deeper reorganization reversed and the new chain mines again is credited again, under a cause of its own, its events in order', async () => {
+    const own = await createTenant(chain.t, { mode: 'live' });
+    const address = await createAddress(chain.t, own.key, { asset: 'ETH', network: 'ethereum' });
+    const snapshot = await chain.anvil.client.snapshot();
+    const hash = await chain.anvil.sendEth(address.address, '0.5');
+    const mined = await chain.anvil.client.getTransaction({ hash });
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    expect(await chain.watcher().tick()).toBe(1);
+
+    await chain.anvil.client.revert({ id: snapshot });
+    await chain.anvil.mine(TEST_CONFIRMATIONS + 3);
+    // The same signed transaction, mined again in the new chain, later than before.
+    await chain.anvil.client.sendRawTransaction({ serializedTransaction: rawOf(mined) });
+    await chain.anvil.mine(TEST_CONFIRMATIONS);
+    const clock = new ManualClock();
+    await chain.watcher(clock).tick();
+    clock.advance(60_000);
+    await chain.watcher(clock).tick();
+    expect(await chain.watcher(clock).tick()).toBe(1);
+
+    expect((await transactionsOf(own.key)).filter((tx) => tx.tx_hash === hash)).toMatchObject([{ status: 'confirmed', amount: '0.5' }]);
+    const events = await eventsInOrder(chain.t, own.key, address.id);
+    expect(events.map((e) => e.type)).toEqual(['address.deposit.received', 'deposit.reversed', 'address.deposit.received']);
+    const causes = await chain.t.db.query<{ cause: string }>('SELECT cause FROM ledger_transfers WHERE cause LIKE $1 ORDER BY cause', [`%${hash}%`]);
+    expect(causes.map((c) => c.cause)).toEqual([`deposit:ethereum:${hash}:0`, `deposit:ethereum:${hash}:0:2`, `deposit:ethereum:${hash}:0:reversal`]);
+    expect((await accountsOf(chain.t, own.organizationId, 'live')).filter((a) => a.asset === 'ETH')).toMatchObject([{ balance: '0.5' }]);
+    expect((await verifyLedger(chain.t.db)).ok).toBe(true);
+  });
 });
 
 describe('watchers that die, and watchers side by side', () => {
