@@ -8,6 +8,7 @@ import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import { seededRandom, startFlakyRpc, type Fault, type FlakyRpc } from './support/evm/flaky-rpc.js';
+import { startLaggingRpc, type LaggingRpc } from './support/evm/lagging-rpc.js';
 import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
 import { createAddress, createTenant, json } from './support/partner.js';
 
@@ -20,13 +21,16 @@ const PAYOUTS = 50;
 let anvil: Anvil;
 let usdc: Address;
 let proxies: FlakyRpc[];
+/** What the flaky endpoints forward to: the node, or a backend behind it, request by request. */
+let backends: LaggingRpc;
 /** Three processes on one database, each reaching the chain through its own flaky endpoint. */
 let processes: TestApp[];
 
 beforeAll(async () => {
   anvil = await startAnvil();
   usdc = await anvil.deployToken();
-  proxies = await Promise.all([0, 1, 2].map(() => startFlakyRpc(anvil.url)));
+  backends = await startLaggingRpc(anvil.url);
+  proxies = await Promise.all([0, 1, 2].map(() => startFlakyRpc(backends.url)));
   const through = (proxy: FlakyRpc): WatchedNetwork => ({ network: 'ethereum', anvil: { ...anvil, url: proxy.url }, usdc });
   const first = await startLiveEvmApp([through(proxies[0]!)]);
   processes = [first, ...(await Promise.all(proxies.slice(1).map((proxy) => startLiveEvmApp([through(proxy)], first.testDb))))];
@@ -36,12 +40,13 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const app of (processes ?? []).toReversed()) await app.close();
   for (const proxy of proxies ?? []) await proxy.close();
+  await backends?.close();
   await anvil?.close();
 });
 
 const sweepAll = () => Promise.all(processes.map((app) => app.ctx.payouts.sweepLive(quiet, ['ethereum'])));
 
-describe('three processes working the same live payouts at once, through RPC endpoints that lose and delay answers', () => {
+describe('three processes working the same live payouts at once, through RPC endpoints that lose, delay and lag answers', () => {
   it(`${PAYOUTS} payouts: exactly one transfer for each completed payout and none for a failed one, funds released only for those, the ledger verifies`, { timeout: 180_000 }, async () => {
     const [first] = processes as [TestApp];
     const tenant = await createTenant(first, { mode: 'live' });
@@ -62,6 +67,8 @@ describe('three processes working the same live payouts at once, through RPC end
       return r < 0.08 ? 'drop-request' : r < 0.17 ? 'drop-answer' : r < 0.25 ? 'delay' : 'pass';
     };
     for (const proxy of proxies) proxy.decide = storm;
+    // And a quarter of what goes through is answered by a backend behind the chain by more than the confirmations.
+    backends.route = () => (random() < 0.25 ? { behind: TEST_CONFIRMATIONS + 1 + Math.floor(random() * 10) } : 'fresh');
 
     // Each process executes a third of the payouts (its own first attempt after commit), while all three sweep.
     // Blocks come only between sweeps: a payout is resent while its transaction waits in the pool.
@@ -91,9 +98,11 @@ describe('three processes working the same live payouts at once, through RPC end
     creating = false;
     await sweeping;
     expect(proxies.reduce((lost, proxy) => lost + proxy.counts['drop-answer'] + proxy.counts['drop-request'], 0)).toBeGreaterThan(0);
+    expect(backends.counts.lagging).toBeGreaterThan(0);
 
     // The calm: every endpoint answers again; attempts still in flight end, then sweeps settle what is open.
     for (const proxy of proxies) proxy.decide = () => 'pass';
+    backends.route = () => 'fresh';
     await anvil.client.setAutomine(true);
     await expect.poll(async () => (await first.db.query("SELECT 1 FROM payouts WHERE mode = 'live' AND status IN ('pending', 'processing') AND lease_token IS NOT NULL")).length, { timeout: 30_000 }).toBe(0);
     const ids = created.map((p) => p.id);

@@ -5,6 +5,7 @@ import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
 import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
 import type { CustodyProvider } from '../src/providers/custody/index.js';
 import { Decimal } from '../src/domain/money.js';
+import { reverseDeposit } from '../src/use-cases/deposits.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { SweepLog } from '../src/use-cases/payouts.js';
 import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
@@ -334,6 +335,35 @@ describe('payout lifecycle', () => {
       expect(res.statusCode).toBe(404);
       expect(errorOf(res)).toMatchObject({ code: 'resource_not_found', param: 'payout_id' });
     }
+  });
+});
+
+describe('a deposit a reorganization takes back while its money is reserved', () => {
+  it('the reserved part becomes a debt the release repays: the payout fails, nothing becomes spendable, a new payout is refused (issue 34, finding 3)', async () => {
+    const tenant = await fundedTenant('5');
+    const [deposit] = await t.db.query<{ id: string; network: string; tx_hash: string; output_index: number }>(
+      "SELECT id, network, tx_hash, output_index FROM transactions WHERE organization_id = $1 AND type = 'deposit'",
+      [tenant.organizationId],
+    );
+    const p = await payout(tenant.key, (await quote(tenant.key, { amount: '4' })).quote_id);
+    const reversal = await t.db.transaction((tx) =>
+      reverseDeposit(
+        tx,
+        { organizationId: tenant.organizationId, mode: 'test' },
+        { network: deposit!.network, txHash: deposit!.tx_hash, outputIndex: deposit!.output_index, transactionId: deposit!.id },
+        clock,
+      ),
+    );
+    // What was still available went back to the chain; what the payout holds is owed.
+    expect(reversal.owed.toFixed()).toBe(new Decimal(p.quote.user_sends).toFixed());
+    expect(reversal.unrecovered.toFixed()).toBe('0');
+
+    expect((await simulateOutcome(tenant.key, p.id, 'failed')).statusCode).toBe(200);
+    expect(await accountsOf(t, tenant.organizationId)).toEqual([{ profileId: null, asset: 'USDC', network: 'solana', balance: '0' }]);
+    const again = await quote(tenant.key, { amount: '4' });
+    expect(again.insufficient_funds).toBeDefined();
+    expect(errorOf(await execute(tenant.key, again.quote_id)).code).toBe('insufficient_funds');
+    expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 });
 

@@ -142,8 +142,11 @@ async function insertPostings(tx: Sql, transferId: string, asset: string, legs: 
   );
 }
 
-/** Adds `amount` (positive) to an account that keeps a running balance, creating it if needed. */
-async function credit(tx: Sql, tenant: Tenant, owner: Owner, kind: 'available' | 'reserved' | 'fees', shard: number, amount: Decimal): Promise<string> {
+/**
+ * Adds `amount` to an account that keeps a running balance, creating it if needed: positive, except on a debt
+ * account (whose balance is never above 0).
+ */
+async function credit(tx: Sql, tenant: Tenant, owner: Owner, kind: 'available' | 'reserved' | 'fees' | 'debt', shard: number, amount: Decimal): Promise<string> {
   const [row] = await tx.query<{ id: string }>(
     `INSERT INTO ledger_accounts (id, organization_id, mode, profile_id, asset, network, balance, kind, shard)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -242,35 +245,74 @@ export async function reserveFunds(tx: Sql, tenant: Tenant, owner: Owner, amount
   return { short: null };
 }
 
-/**
- * Available → the outside world: a credited deposit that the chain took back (a reorganization deeper than its
- * confirmations). Takes what the owner still has, up to `amount`, and answers what could not be taken back
- * (it was spent meanwhile): the operator has to recover that outside the ledger.
- */
-export async function returnToWorld(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<{ unrecovered: Decimal }> {
-  const shards = await lockAvailable(tx, tenant, owner);
-  const taken = Decimal.min(amount, heldBy(shards));
-  if (taken.isZero()) return { unrecovered: amount };
-  const legs = await debitShards(tx, shards, taken);
-  const transferId = await insertTransfer(tx, tenant, meta);
-  legs.push({ accountId: await ensureWorld(tx, tenant, owner.asset, owner.network), amount: taken });
-  await insertPostings(tx, transferId, owner.asset, legs);
-  return { unrecovered: amount.minus(taken) };
+/** The owner's reserved funds, locked (after its available shards, as an execution and a release lock them). */
+async function lockReserved(tx: Sql, tenant: Tenant, owner: Owner): Promise<Decimal> {
+  const [row] = await tx.query<{ balance: string }>(
+    `SELECT balance::text AS balance FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5 AND kind = 'reserved' AND shard = 0
+     FOR UPDATE`,
+    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network],
+  );
+  return new Decimal(row?.balance ?? 0);
+}
+
+/** The owner's debt account, locked (after its reserved funds), with what it owes: none when it never owed. */
+async function lockDebt(tx: Sql, tenant: Tenant, owner: Owner): Promise<{ id: string; owed: Decimal } | null> {
+  const [row] = await tx.query<{ id: string; balance: string }>(
+    `SELECT id, balance::text AS balance FROM ledger_accounts
+     WHERE organization_id = $1 AND mode = $2 AND profile_id IS NOT DISTINCT FROM $3 AND asset = $4 AND network = $5 AND kind = 'debt' AND shard = 0
+     FOR UPDATE`,
+    [tenant.organizationId, tenant.mode, owner.profileId, owner.asset, owner.network],
+  );
+  return row ? { id: row.id, owed: new Decimal(row.balance).negated() } : null;
 }
 
 /**
- * Reserved → available: a payout that failed gives its funds back. The available shard is credited first, then
- * the reserved account debited: the lock order, which an execution on the same owner keeps too (debiting first
- * deadlocked with it).
+ * Available → the outside world: a credited deposit that the chain took back (a reorganization deeper than its
+ * confirmations). Takes what the owner still has available, up to `amount`. What is missing beyond that, as far
+ * as it sits in the owner's reserve (a payout or refund that may still fail and give it back), becomes the owner's
+ * debt (`owed`): a release repays it before anything becomes available again, so money the chain took never comes
+ * back as spendable. The rest (`unrecovered`: spent meanwhile) the operator has to recover outside the ledger.
+ */
+export async function returnToWorld(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<{ unrecovered: Decimal; owed: Decimal }> {
+  const shards = await lockAvailable(tx, tenant, owner);
+  const taken = Decimal.min(amount, heldBy(shards));
+  const reserved = await lockReserved(tx, tenant, owner);
+  const debt = await lockDebt(tx, tenant, owner);
+  const uncovered = Decimal.max(0, reserved.minus(debt?.owed ?? 0));
+  const owed = Decimal.min(amount.minus(taken), uncovered);
+  if (taken.isZero() && owed.isZero()) return { unrecovered: amount, owed };
+  const legs = taken.isZero() ? [] : await debitShards(tx, shards, taken);
+  if (!owed.isZero()) legs.push({ accountId: await credit(tx, tenant, owner, 'debt', 0, owed.negated()), amount: owed.negated() });
+  const transferId = await insertTransfer(tx, tenant, meta);
+  legs.push({ accountId: await ensureWorld(tx, tenant, owner.asset, owner.network), amount: taken.plus(owed) });
+  await insertPostings(tx, transferId, owner.asset, legs);
+  return { unrecovered: amount.minus(taken).minus(owed), owed };
+}
+
+/**
+ * Reserved → available: a payout that failed gives its funds back, less what the owner owes (a reorganization took
+ * it from the reserve: see returnToWorld), which they repay first. The available shard is locked first, then the
+ * reserved account debited, then the debt: the lock order, which an execution on the same owner keeps too
+ * (debiting first deadlocked with it).
  */
 export async function releaseFunds(tx: Sql, tenant: Tenant, owner: Owner, amount: Decimal, meta: TransferMeta): Promise<void> {
-  const to = await credit(tx, tenant, owner, 'available', 0, amount);
+  const to = await credit(tx, tenant, owner, 'available', 0, new Decimal(0));
   const from = await debitReserved(tx, tenant, owner, amount);
+  const debt = await lockDebt(tx, tenant, owner);
+  const repaid = Decimal.min(amount, debt?.owed ?? 0);
+  const legs = [{ accountId: from, amount: amount.negated() }];
+  if (!repaid.isZero()) {
+    await tx.query('UPDATE ledger_accounts SET balance = balance + $2 WHERE id = $1', [debt!.id, repaid.toFixed()]);
+    legs.push({ accountId: debt!.id, amount: repaid });
+  }
+  const released = amount.minus(repaid);
+  if (!released.isZero()) {
+    await credit(tx, tenant, owner, 'available', 0, released);
+    legs.push({ accountId: to, amount: released });
+  }
   const transferId = await insertTransfer(tx, tenant, meta);
-  await insertPostings(tx, transferId, owner.asset, [
-    { accountId: from, amount: amount.negated() },
-    { accountId: to, amount },
-  ]);
+  await insertPostings(tx, transferId, owner.asset, legs);
 }
 
 /** Reserved → the outside world (what the recipient gets) and the tenant's fees account (the network fee). */

@@ -240,8 +240,9 @@ async function recordStandaloneDeposit(tx: Sql, tenant: Tenant, address: Address
 /**
  * Takes a credited deposit back, in the caller's transaction: the chain no longer has it (a reorganization
  * deeper than its confirmations). The owner's available balance returns what it still holds of the amount to
- * the world account, the row becomes failed and `deposit.reversed` is recorded with what could not be taken
- * back (spent meanwhile). The intent keeps its state (the contract has no transition out of completed), but its
+ * the world account, what is held in reserve for an open payout or refund becomes the owner's debt (`owed`, repaid
+ * by that reserve's release), the row becomes failed and `deposit.reversed` is recorded with both and with what
+ * could not be taken back (spent meanwhile). The intent keeps its state (the contract has no transition out of completed), but its
  * `amount_received` no longer counts the deposit; and refunds of the pair beyond what it still received are asked to
  * cancel, newest first (their money never arrived: paying them would pay it out of the hot wallet), as the
  * operator's cancel does; a refund already sent cannot be, and `deposit.reversed` names them all for the operator.
@@ -258,7 +259,7 @@ export async function reverseDeposit(
   const intentId = transaction.payment_intent_id;
   if (intentId) await findIntent(tx, tenant, intentId, true);
   const now = clock.now();
-  const { unrecovered } = await returnToWorld(
+  const { unrecovered, owed } = await returnToWorld(
     tx,
     tenant,
     { profileId: transaction.profile_id, asset: transaction.asset, network: transaction.network! },
@@ -279,6 +280,8 @@ export async function reverseDeposit(
       external_ref: transaction.external_ref,
       amount: toDecimalString(transaction.amount),
       amount_unrecovered: toDecimalString(unrecovered),
+      // Taken from money held for a payout or refund still open: repaid from it if it fails, never spendable again.
+      amount_owed: toDecimalString(owed),
       currency: transaction.asset,
       network: transaction.network,
       address_receiver: transaction.to_address,
@@ -291,7 +294,7 @@ export async function reverseDeposit(
     related,
     now,
   );
-  return { transaction, unrecovered, refunds };
+  return { transaction, unrecovered, owed, refunds };
 }
 
 /**
