@@ -34,13 +34,14 @@ async function checkOut(pool: pg.Pool) {
     lost ??= error;
   };
   client.on('error', onError);
+  /** The connection's loss, if it is gone: what it reported, or `failure` when that is a lost connection's error. */
+  const loss = (failure?: unknown): Error | undefined => lost ?? (isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
   return {
     client,
-    /** Whether the connection is gone: it reported so, or `failure` is a lost connection's error. */
-    lost: (failure?: unknown): boolean => lost !== undefined || isDatabaseUnavailable(failure),
+    loss,
     release(failure?: unknown): void {
       client.removeListener('error', onError);
-      client.release(lost ?? (isDatabaseUnavailable(failure) ? (failure as Error) : undefined));
+      client.release(loss(failure));
     },
   };
 }
@@ -81,9 +82,11 @@ async function attempt<T>(pool: pg.Pool, work: (tx: Sql) => Promise<T>): Promise
     return result;
   } catch (error) {
     failure = error;
-    if (!held.lost(error)) await client.query('ROLLBACK').catch((rollbackFailed: unknown) => (failure = rollbackFailed));
-    if (!committing && held.lost(failure)) throw new LostBeforeCommit(error);
-    throw error;
+    if (!held.loss(error)) await client.query('ROLLBACK').catch((rollbackFailed: unknown) => (failure = rollbackFailed));
+    const loss = held.loss(failure);
+    if (loss && !committing) throw new LostBeforeCommit(loss);
+    // Lost during COMMIT: whether it committed is unknown, and the caller hears that the database is unavailable.
+    throw loss ?? error;
   } finally {
     held.release(failure);
   }
