@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 import { TooManyFailures } from './auth-failures.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { isDatabaseUnavailable } from '../store/database.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -83,6 +84,13 @@ function classify(error: FastifyError): { code: ErrorCode; param: string | null;
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { code: 'invalid_json', param: null, message: 'The request body is not valid JSON.' };
   }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      code: 'service_unavailable',
+      param: null,
+      message: 'The database is unavailable (restarting or unreachable); the request may not have been processed. Retry it, with the same Idempotency-Key if it had one.',
+    };
+  }
   if (error.statusCode === 400 && error instanceof SyntaxError) {
     return { code: 'invalid_json', param: null, message: `The request body is not valid JSON: ${error.message}` };
   }
@@ -114,6 +122,10 @@ export function installErrorHandling(
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, param, message } = classify(error);
     if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
+    if (isDatabaseUnavailable(error)) {
+      request.log.error({ err: error }, 'request failed: the database is unavailable');
+      reply.header('retry-after', 1);
+    }
     if (code === 'rate_limited') {
       const tooManyFailures = error instanceof TooManyFailures;
       metrics.rateLimited(tooManyFailures ? 'auth_failures' : 'key');

@@ -20,9 +20,15 @@ export async function insertOrganization(sql: Sql, org: Omit<OrganizationRow, 'c
   return row!;
 }
 
+/**
+ * `lock` serializes changes to the organization (a read-modify-write of its settings). FOR NO KEY UPDATE, not FOR
+ * UPDATE: every insert into the tables that reference the organization holds FOR KEY SHARE on its row until it
+ * commits, and FOR UPDATE waits behind all of them (an operator's suspension took 12–15 s under load); a change
+ * that leaves the id alone conflicts only with other changes.
+ */
 export async function findOrganization(sql: Sql, id: string, lock = false): Promise<OrganizationRow | null> {
   const [row] = await sql.query<OrganizationRow>(
-    `SELECT ${COLUMNS} FROM organizations WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS} FROM organizations WHERE id = $1${lock ? ' FOR NO KEY UPDATE' : ''}`,
     [id],
   );
   return row ?? null;
