@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
+import { withoutUrls } from '../domain/text.js';
 import type { NetworkFees } from '../domain/network-fees.js';
 import {
   canMove,
@@ -22,6 +23,7 @@ import { unitPricesOf } from '../domain/unit-prices.js';
 import { refundObject } from '../domain/refunds.js';
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
+import { endpointFreeMessage } from '../providers/chains/rpc-errors.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import type { CustodyProvider, PayoutOutcome } from '../providers/custody/index.js';
 import type { PayoutBoundary } from '../providers/custody/custody-provider.js';
@@ -62,6 +64,12 @@ export interface QuoteView {
   recommendation: { network: string; feeUsd: Decimal; savingsUsd: Decimal } | null;
   insufficientFunds: { needed: Decimal; networkWithLowestTopUpFee: string } | null;
 }
+
+/**
+ * The outcome with no URL in its reason, whichever provider gave it: a reason is logged, and stored on the payout
+ * (`last_error`, `failure_reason`), and an RPC endpoint's URL carries the provider's API key.
+ */
+const withoutUrlsIn = (outcome: PayoutOutcome): PayoutOutcome => ('reason' in outcome ? { ...outcome, reason: withoutUrls(outcome.reason) } : outcome);
 
 /** How far the sandbox sweep puts back the delivery of a payout it failed to move. */
 const SANDBOX_RETRY_SECONDS = 60;
@@ -392,7 +400,7 @@ export class Payouts {
         cancelRequested: payout.cancel_requested_at !== null,
         lease,
       })
-      .catch((error: unknown): PayoutOutcome => ({ kind: 'unknown', reason: error instanceof Error ? error.message : String(error) }));
+      .then(withoutUrlsIn, (error: unknown): PayoutOutcome => ({ kind: 'unknown', reason: endpointFreeMessage(error) }));
     await this.at('outcome', payout.id);
     this.report(payout, outcome, log);
     const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });
