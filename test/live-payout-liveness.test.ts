@@ -1,14 +1,17 @@
-import { pino } from 'pino';
 import type { Hex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
+import type { Database, Sql } from '../src/store/database.js';
+import { allocateNonce, claimGaps } from '../src/store/evm-payouts.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import { startBackgroundWork } from '../src/workers/background.js';
 import type { Tenant, TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import { startFlakyRpc, type FlakyRpc } from './support/evm/flaky-rpc.js';
-import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
+import { HOT_WALLET, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './support/evm/live-app.js';
 import { livePayoutKit, type LivePayoutWorld } from './support/evm/live-payouts.js';
+import { recordingLog } from './support/logs.js';
+import { onPostgres } from './support/database.js';
 import { createAddress, createTenant } from './support/partner.js';
 
 /** Two chains: ethereum reached directly, base through an endpoint the tests can take down. */
@@ -21,6 +24,9 @@ let t: TestApp;
 let stopAt: PayoutBoundary | null = null;
 const world = {} as LivePayoutWorld;
 const { pay, statusOf, reaches, freshDestination, fundedTenant } = livePayoutKit(world);
+/** What the sweeps and the background work log: no test here may leave an error an operator would be paged for. */
+let logged = recordingLog('warn');
+const log = () => logged.log;
 
 beforeAll(async () => {
   chains = await Promise.all([startAnvil({ chainId: 31337 }), startAnvil({ chainId: 8453 })]);
@@ -44,6 +50,12 @@ beforeAll(async () => {
   await Promise.all([watcherFor(t, ethereum).tick(), watcherFor(t, base).tick()]);
   await ethereum.anvil.sendToken(ethereum.usdc, HOT_WALLET, '100000');
   await chains[1]!.sendToken(base.usdc, HOT_WALLET, '100000');
+});
+
+afterEach(() => {
+  const errors = logged.errors();
+  logged = recordingLog('warn');
+  expect(errors).toEqual([]);
 });
 
 afterAll(async () => {
@@ -71,7 +83,7 @@ async function gapBehind(tenant: Tenant) {
 
   expect((await t.admin('POST', `/payouts/${dead.id}/cancel`)).statusCode).toBe(202);
   await lapseLease(dead.id);
-  await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+  await t.ctx.payouts.sweepLive(log(), ['ethereum']);
   expect(await statusOf(tenant.key, dead.id)).toMatchObject({ status: 'failed' });
   // Nothing at N: the chain cannot mine N + 1.
   await ethereum.anvil.mine(TEST_CONFIRMATIONS);
@@ -88,22 +100,22 @@ describe('no nonce gap strands a payout', () => {
     expect(await nonceOf(next.id)).toBe(gap);
 
     await ethereum.anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
     expect(await statusOf(tenant.key, waiting.id)).toMatchObject({ status: 'completed' });
     expect(await statusOf(tenant.key, next.id)).toMatchObject({ status: 'completed' });
     expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 
-  it('a released nonce no payout takes within CONNECT_EVM_GAP_FILL_SECONDS gets a zero-value self-transfer, and the payout waiting behind it completes', async () => {
+  it('a released nonce no payout takes within CONNECT_EVM_GAP_FILL_SECONDS gets a zero-value self-transfer, recorded as broadcast with no error logged, and the payout waiting behind it completes', async () => {
     const tenant = await fundedTenant('40');
     const { gap, waiting } = await gapBehind(tenant);
     // Not before its time: the next payout may still take it.
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
     expect(await ethereum.anvil.client.getTransactionCount({ address: HOT_WALLET })).toBe(gap);
 
     // The grace period passes (time passing, without the wait).
     await t.db.query("UPDATE evm_payout_txs SET released_at = now() - interval '1 hour' WHERE network = 'ethereum' AND nonce = $1", [gap]);
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
     const [filler] = await t.db.query<{ tx_hash: Hex; purpose: string }>(
       "SELECT s.tx_hash, s.purpose FROM evm_signed_txs s JOIN evm_payout_txs n ON n.id = s.nonce_id WHERE n.network = 'ethereum' AND n.nonce = $1",
       [gap],
@@ -111,9 +123,15 @@ describe('no nonce gap strands a payout', () => {
     expect(filler!.purpose).toBe('filler');
     const sent = await ethereum.anvil.client.getTransaction({ hash: filler!.tx_hash });
     expect(sent).toMatchObject({ nonce: gap, to: HOT_WALLET.toLowerCase(), value: 0n });
+    // Its broadcast is recorded on the gap, which stays claimed for filling: it is sent again only once due.
+    const [claimed] = await t.db.query<{ status: string; broadcast_at: Date | null }>(
+      "SELECT status, broadcast_at FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1",
+      [gap],
+    );
+    expect(claimed).toMatchObject({ status: 'filling', broadcast_at: expect.any(Date) });
 
     await ethereum.anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
     expect(await statusOf(tenant.key, waiting.id)).toMatchObject({ status: 'completed' });
     const [row] = await t.db.query<{ status: string }>("SELECT status FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1", [gap]);
     expect(row!.status).toBe('filled');
@@ -136,7 +154,7 @@ describe('an RPC endpoint that is down', () => {
     const stuck = await pay(tenant.key, freshDestination(), '5', 'base');
     // Its first attempt hangs on the dead endpoint; as if that process had died, a sweep takes it over, and hangs too.
     await lapseLease(stuck.id);
-    const stop = await startBackgroundWork(t.ctx, pino({ level: 'silent' }));
+    const stop = await startBackgroundWork(t.ctx, log());
     try {
       const onTime = await pay(tenant.key, freshDestination(), '5');
       await expect
@@ -155,5 +173,53 @@ describe('an RPC endpoint that is down', () => {
       await stop();
       baseRpc.decide = () => 'pass';
     }
+  });
+});
+
+describe.runIf(onPostgres)('a gap claimed for a filler (PostgreSQL: two sessions at once)', () => {
+  it('is never handed to a payout taking a nonce while the claim is in progress: the payout takes another nonce, the gap stays the filler\'s', async () => {
+    const tenant = await fundedTenant('40');
+    const { gap } = await gapBehind(tenant);
+    await t.db.query("UPDATE evm_payout_txs SET released_at = now() - interval '1 hour' WHERE network = 'ethereum' AND nonce = $1", [gap]);
+    // A payout that holds its lease and has no nonce yet (its process stopped right after the reservation).
+    stopAt = 'reserved';
+    const next = await pay(tenant.key, freshDestination(), '4');
+    const [{ lease_token: token }] = (await t.db.query<{ lease_token: string }>('SELECT lease_token::text FROM payouts WHERE id = $1', [next.id])) as [
+      { lease_token: string },
+    ];
+    const wallet = { network: 'ethereum', from: HOT_WALLET };
+
+    // The claim has set the gap `filling` and not committed yet when the payout asks for a nonce.
+    let claimed!: () => void;
+    const claimMade = new Promise<void>((resolve) => (claimed = resolve));
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const pausedBeforeCommit = {
+      transaction: <T>(work: (tx: Sql) => Promise<T>) =>
+        t.db.transaction(async (tx) => {
+          const result = await work(tx);
+          claimed();
+          await committed;
+          return result;
+        }),
+    } as Database;
+    const claiming = claimGaps(pausedBeforeCommit, wallet, { graceSeconds: 60, rebroadcastSeconds: 0 });
+    await claimMade;
+    let allocated: bigint | null | undefined;
+    const allocating = allocateNonce(t.db, wallet, { payoutId: next.id, token, until: new Date() }, BigInt(gap)).then((nonce) => (allocated = nonce));
+    // Until the allocation is answered, or is seen waiting for the claim's row lock.
+    const waitingOnLock = async () =>
+      Number((await t.db.query<{ n: string }>("SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]!.n) > 0;
+    while (allocated === undefined && !(await waitingOnLock())) await new Promise((resolve) => setImmediate(resolve));
+    commit();
+    const [claims] = await Promise.all([claiming, allocating]);
+
+    expect(claims.map((row) => Number(row.nonce))).toContain(gap);
+    expect(allocated).not.toBe(BigInt(gap));
+    const [row] = await t.db.query<{ status: string; payout_id: string | null }>(
+      "SELECT status, payout_id FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1",
+      [gap],
+    );
+    expect(row).toEqual({ status: 'filling', payout_id: null });
   });
 });

@@ -1,8 +1,10 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { HttpRequestError } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import type { App } from '../src/http/context.js';
+import { URL_FREE_SERIALIZERS } from '../src/logging.js';
 import { HttpWebhookTransport } from '../src/providers/webhooks/http-transport.js';
 import { WebhookDispatcher } from '../src/workers/webhook-dispatcher.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
@@ -148,5 +150,22 @@ describe('webhook secrets and destinations in logs', () => {
       expect(text).not.toContain('partner-own-token');
       expect(text).not.toContain('private-path');
     }
+  });
+});
+
+describe('provider endpoints in logged errors', () => {
+  it("an error, a reason or an error text logged by a process names no URL, so no RPC provider's API key (path or query) reaches a line", () => {
+    const written: string[] = [];
+    const log = pino({ serializers: URL_FREE_SERIALIZERS }, new Writable({ write: (chunk, _e, done) => (written.push(String(chunk)), done()) }));
+    const url = 'https://eth.provider.example/v2/PATHKEY1?apikey=QUERYKEY2';
+    const viemError = new HttpRequestError({ url, status: 500, details: 'upstream unavailable', body: { method: 'eth_chainId' } });
+    log.error({ err: viemError }, 'a job failed');
+    log.error({ err: new Error('Solana getTransaction failed', { cause: new Error(`fetch ${url} failed`) }) }, 'a job failed');
+    log.warn({ reason: `the node at ${url} did not answer`, error: `the node at ${url} did not answer` }, 'still open');
+    expect(written).toHaveLength(3);
+    const text = written.join('');
+    for (const secret of ['PATHKEY1', 'QUERYKEY2', 'eth.provider.example']) expect(text).not.toContain(secret);
+    expect(text).toContain('HTTP request failed');
+    expect(text).toContain('did not answer');
   });
 });

@@ -254,6 +254,23 @@ describe('the payer submits an address: review, then submit, once', () => {
     expect((await review(link, 'BTC/bitcoin', BITCOIN)).statusCode).toBe(200);
   });
 
+  it('warns, on the form and the review, that a Solana address has no checksum (a typo can be a valid wrong key); says nothing of the kind where a checksum catches typos', async () => {
+    const NO_CHECKSUM = 'A Solana address has no checksum: with one character wrong it can still be a valid address';
+    const onSolana = await createIntent(t, tenant.key, { amount: '100', currencies: ['USDC'] });
+    await simulate(t, tenant.key, onSolana.id, { amount: '1', currency: 'USDC', network: 'solana' });
+    const solanaLink = linkPath((await createRequest(t, tenant.key, onSolana.id)).url!);
+    expect((await page(t, solanaLink)).body).toContain(NO_CHECKSUM);
+    const reviewed = await review(solanaLink, 'USDC/solana', SOLANA);
+    expect(reviewed.statusCode).toBe(200);
+    expect(reviewed.body).toContain(NO_CHECKSUM);
+
+    const elsewhere = linkPath((await createRequest(t, tenant.key, (await paidIntent()).id)).url!);
+    expect((await page(t, elsewhere)).body).not.toContain('has no checksum');
+    for (const [pair, address] of [['USDT/tron', TRON], ['USDC/ethereum', EVM]] as const) {
+      expect((await review(elsewhere, pair, address)).body).not.toContain('has no checksum');
+    }
+  });
+
   it('the review shows the address back to confirm or change, and records nothing', async () => {
     const created = await createRequest(t, tenant.key, (await paidIntent()).id);
     const link = linkPath(created.url!);

@@ -19,13 +19,13 @@ export function workerCommand(program: Command, run: RunLocal): void {
     .action(() =>
       run(async (ctx) => {
         // Loaded here: the other verbs, which only call the operator API, need none of it.
-        const [{ startBackgroundWork }, { serveMetrics }, { pino }, { LOG_REDACTIONS, terminalLogging }] = await Promise.all([
+        const [{ startBackgroundWork }, { serveMetrics }, { pino }, { LOG_REDACTIONS, terminalLogging, URL_FREE_SERIALIZERS }] = await Promise.all([
           import('../workers/background.js'),
           import('../metrics/listener.js'),
           import('pino'),
           import('../logging.js'),
         ]);
-        const log = pino({ level: ctx.config.logLevel, redact: LOG_REDACTIONS, ...terminalLogging() });
+        const log = pino({ level: ctx.config.logLevel, redact: LOG_REDACTIONS, serializers: URL_FREE_SERIALIZERS, ...terminalLogging() });
         const stop = await startBackgroundWork(ctx, log);
         const address = ctx.config.metricsAddress;
         const metrics = address ? await serveMetrics(ctx.metrics, address, log) : null;

@@ -31,7 +31,10 @@ export interface AddressFigures {
 export interface LedgerFigures {
   available: Decimal;
   reserved: Decimal;
-  /** Broadcast payouts (processing): still reserved in the ledger, possibly already gone from the hot wallet. */
+  /**
+   * Broadcast payouts (processing) at what settling them takes from the owners, amount and fee: still reserved in
+   * the ledger, possibly already gone from the hot wallet (with the gas of a native payout, paid out of its fee).
+   */
   inFlight: Decimal;
   /** Completed payouts, what left through the hot wallet. */
   paidOut: Decimal;

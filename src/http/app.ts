@@ -3,7 +3,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { LOG_REDACTIONS, requestLogFields } from '../logging.js';
+import { LOG_REDACTIONS, requestLogFields, URL_FREE_SERIALIZERS } from '../logging.js';
 import { installRequestMetrics } from '../metrics/http.js';
 import { addressRoutes } from '../routes/addresses.js';
 import { balanceRoutes } from '../routes/balances.js';
@@ -79,7 +79,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
             level: ctx.config.logLevel,
             // Fastify logs no headers by default; these paths stay masked should a serializer ever add them.
             redact: LOG_REDACTIONS,
-            serializers: { req: requestLogFields },
+            serializers: { req: requestLogFields, ...URL_FREE_SERIALIZERS },
             ...(typeof options.logger === 'object' ? options.logger : {}),
           },
     bodyLimit: BODY_LIMIT_BYTES,

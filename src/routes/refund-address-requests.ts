@@ -23,7 +23,7 @@ export function refundAddressRequestRoutes(app: App, { db, clock, idempotency, r
         summary: 'Ask the payer for a refund address',
         description:
           'Makes a single-use link to the hosted page on which the payer chooses one of the networks the intent received money on ' +
-          'and gives an address of a wallet they control (checked with the network\'s codec, checksums included). The `url` is ' +
+          'and gives an address of a wallet they control (checked with the network\'s codec, checksums included where the format has one: a Solana key has none, and the page warns the payer). The `url` is ' +
           'answered only here: send it to the payer. When they submit, the event `refund_address.submitted` carries the address. ' +
           'An intent that received nothing answers 400.',
         tags,

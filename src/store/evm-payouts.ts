@@ -48,8 +48,8 @@ export async function findPayoutNonce(sql: Sql, payoutId: string, afterSeconds =
 
 /**
  * The nonce of a payout from the hot wallet, under the payout's lease and the lock of the wallet's counter: the
- * one it already has; else the lowest released one at or above what the chain has used (`chainNext`); else the
- * next. The counter never falls behind the chain (a transaction sent from the wallet by other means moves it on).
+ * one it already has; else the lowest released one at or above what the chain has used (`chainNext`) that no gap
+ * claim holds; else the next. The counter never falls behind the chain (a transaction sent from the wallet by other means moves it on).
  * Null: the lease was lost, nothing was taken.
  */
 export function allocateNonce(db: Database, wallet: { network: string; from: string }, lease: Lease, chainNext: bigint): Promise<bigint | null> {
@@ -66,9 +66,12 @@ export function allocateNonce(db: Database, wallet: { network: string; from: str
     );
     const [existing] = await tx.query<{ nonce: string }>('SELECT nonce::text AS nonce FROM evm_payout_txs WHERE payout_id = $1', [lease.payoutId]);
     if (existing) return BigInt(existing.nonce);
+    // A released nonce that a gap claim holds (or has just made `filling`) is skipped, never taken: the filler's.
     const [released] = await tx.query<{ nonce: string }>(
       `UPDATE evm_payout_txs SET payout_id = $4, status = 'allocated', released_at = NULL, updated_at = now()
-       WHERE id = (SELECT id FROM evm_payout_txs WHERE network = $1 AND from_address = $2 AND status = 'released' AND nonce >= $3 ORDER BY nonce LIMIT 1)
+       WHERE status = 'released' AND id = (
+         SELECT id FROM evm_payout_txs WHERE network = $1 AND from_address = $2 AND status = 'released' AND nonce >= $3
+         ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING nonce::text AS nonce`,
       [wallet.network, wallet.from, chainNext.toString(), lease.payoutId],
     );
@@ -136,9 +139,16 @@ export async function restoreCurrent(sql: Sql, payoutId: string, replacementHash
   ]);
 }
 
-/** The node has the current transaction: the rebroadcast clock starts (again) now. */
+/**
+ * The node has the current transaction: the rebroadcast clock starts (again) now. A payout's nonce becomes
+ * `broadcast`; a filler's stays `filling` (a nonce no payout owns, migration 014's owner check) until the chain uses it.
+ */
 export async function recordBroadcast(sql: Sql, nonceId: string, txHash: string): Promise<void> {
-  await sql.query("UPDATE evm_payout_txs SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = $1 AND tx_hash = $2", [nonceId, txHash]);
+  await sql.query(
+    `UPDATE evm_payout_txs SET status = CASE WHEN payout_id IS NULL THEN status ELSE 'broadcast' END, broadcast_at = now(), updated_at = now()
+     WHERE id = $1 AND tx_hash = $2`,
+    [nonceId, txHash],
+  );
 }
 
 /**
@@ -159,7 +169,8 @@ export async function releaseUnsignedNonce(sql: Sql, payoutId: string): Promise<
 
 /**
  * Released nonces a later nonce of the wallet waits behind, released `graceSeconds` ago or more and taken by no
- * payout since, or already being filled: each one claimed (status `filling`) for a filler transaction.
+ * payout since, or already being filled: each one claimed (status `filling`) for a filler transaction. Exclusive
+ * with `allocateNonce` by the row locks: each skips a row the other holds, and neither takes one the other changed.
  */
 export function claimGaps(
   db: Database,

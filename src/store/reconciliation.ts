@@ -38,7 +38,9 @@ export interface LedgerSideRow {
 
 /**
  * Per asset on `network`, over every live tenant: the owners' available and reserved funds, payouts broadcast and
- * not settled (processing), and payouts completed. Assets without any are absent.
+ * not settled (processing) at what their settlement takes from the owners (`user_sends`: the amount, and the fee,
+ * which the hot wallet spends on gas when the asset is the native one), and payouts completed (the amounts that
+ * left). Assets without any are absent.
  */
 export function ledgerSideOn(sql: Sql, network: string): Promise<LedgerSideRow[]> {
   return sql.query<LedgerSideRow>(
@@ -46,7 +48,7 @@ export function ledgerSideOn(sql: Sql, network: string): Promise<LedgerSideRow[]
        SELECT asset, sum(balance) FILTER (WHERE kind = 'available') AS available, sum(balance) FILTER (WHERE kind = 'reserved') AS reserved
        FROM ledger_accounts WHERE mode = 'live' AND network = $1 AND kind IN ('available', 'reserved') GROUP BY asset
      ), paid AS (
-       SELECT asset, sum(amount) FILTER (WHERE status = 'processing') AS in_flight, sum(amount) FILTER (WHERE status = 'completed') AS paid_out
+       SELECT asset, sum(user_sends) FILTER (WHERE status = 'processing') AS in_flight, sum(amount) FILTER (WHERE status = 'completed') AS paid_out
        FROM payouts WHERE mode = 'live' AND network = $1 AND status IN ('processing', 'completed') GROUP BY asset
      )
      SELECT coalesce(held.asset, paid.asset) AS asset,

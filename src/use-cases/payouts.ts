@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
+import { withoutUrls } from '../domain/text.js';
 import type { NetworkFees } from '../domain/network-fees.js';
 import {
   canMove,
@@ -22,6 +23,7 @@ import { unitPricesOf } from '../domain/unit-prices.js';
 import { refundObject } from '../domain/refunds.js';
 import { usdPerUnit } from '../domain/valuation.js';
 import { isValidDestination } from '../providers/chains/address-codecs.js';
+import { endpointFreeMessage } from '../providers/chains/rpc-errors.js';
 import { simulatedTxHash } from '../providers/chains/sandbox-chain.js';
 import type { CustodyProvider, PayoutOutcome } from '../providers/custody/index.js';
 import type { PayoutBoundary } from '../providers/custody/custody-provider.js';
@@ -62,6 +64,12 @@ export interface QuoteView {
   recommendation: { network: string; feeUsd: Decimal; savingsUsd: Decimal } | null;
   insufficientFunds: { needed: Decimal; networkWithLowestTopUpFee: string } | null;
 }
+
+/**
+ * The outcome with no URL in its reason, whichever provider gave it: a reason is logged, and stored on the payout
+ * (`last_error`, `failure_reason`), and an RPC endpoint's URL carries the provider's API key.
+ */
+const withoutUrlsIn = (outcome: PayoutOutcome): PayoutOutcome => ('reason' in outcome ? { ...outcome, reason: withoutUrls(outcome.reason) } : outcome);
 
 /** How far the sandbox sweep puts back the delivery of a payout it failed to move. */
 const SANDBOX_RETRY_SECONDS = 60;
@@ -135,8 +143,8 @@ export class Payouts {
 
     // An end user never seen before holds nothing (their profile is created with the quote).
     const payer = externalRef === null ? { profileId: null } : await this.knownProfile(tenant, externalRef);
-    // Priced for this destination: only the networks it is valid on.
-    const usable = await this.routeOptions(tenant, input.asset, reachable, payer, input.destination);
+    // Priced for this destination: only the networks it is valid on, and whose fee can be valued in their native asset.
+    const usable = await this.routeOptions(tenant, input.asset, reachable, payer, input.destination, input.network_hint);
     const chosen = this.chooseRoute(usable, amount, input.network_hint);
     checkDecimals(amount, chosen.network.decimals, input.asset, 'amount');
 
@@ -199,7 +207,7 @@ export class Payouts {
    * the network cannot pay out now. Refunds are priced here.
    */
   async priceOn(tenant: Tenant, asset: string, network: AssetNetwork, payer: { profileId: string | null }, destination: string): Promise<RouteOption> {
-    const [option] = await this.routeOptions(tenant, asset, this.sendable(tenant, [network], network.network), payer, destination);
+    const [option] = await this.routeOptions(tenant, asset, this.sendable(tenant, [network], network.network), payer, destination, network.network);
     return option!;
   }
 
@@ -213,6 +221,11 @@ export class Payouts {
    * (`payer` null: an end user with no profile yet, who holds nothing). The fee is the network-fee table's, plus
    * what the custody provider says a payout to `destination` costs beyond it (a token account to create), valued
    * at the native asset's price.
+   *
+   * The network's native asset pays the fee, and a payout of another asset may spend at most its quoted fee valued
+   * at the native price (the fee cap): a network without a fresh native price is left out, since nothing could go
+   * out on it. Refused (503 `price_unavailable`, no quote made) when that leaves out the `required` network, or
+   * every network; the same in both modes, as sandbox quotes price from the same source as live ones.
    */
   private async routeOptions(
     tenant: Tenant,
@@ -220,23 +233,30 @@ export class Payouts {
     networks: AssetNetwork[],
     payer: { profileId: string | null } | null,
     destination: string,
+    required?: string,
   ): Promise<RouteOption[]> {
     const snapshot = await this.prices.current();
-    const usdOf = (code: string) => {
-      const usd = usdPerUnit(code, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
-      if (usd === null) throw new DomainError('price_unavailable', `No fresh ${code} price to convert the network fee with. Retry shortly.`);
-      return usd;
-    };
+    const usdOf = (code: string) => usdPerUnit(code, snapshot, this.clock.now(), this.priceMaxAgeSeconds);
     const usd = usdOf(asset);
+    if (usd === null) throw new DomainError('price_unavailable', `No fresh ${asset} price to convert the network fee with. Retry shortly.`);
+    const nativeOf = (network: AssetNetwork) => this.catalog.network(network.network)!.native_asset;
+    const priced = networks.filter((n) => usdOf(nativeOf(n)) !== null);
+    const missing = networks.find((n) => !priced.includes(n) && (required === undefined ? priced.length === 0 : n.network === required));
+    if (missing !== undefined) {
+      const native = nativeOf(missing);
+      throw new DomainError(
+        'price_unavailable',
+        `No fresh ${native} price to convert the network fee on ${missing.network} into ${native}, which pays it, so no ${asset} payout could go out there. No quote was made; retry shortly.`,
+      );
+    }
     const balances =
-      payer === null ? null : await availableBalances(this.db, tenant, { profileId: payer.profileId, asset }, networks.map((n) => n.network));
+      payer === null ? null : await availableBalances(this.db, tenant, { profileId: payer.profileId, asset }, priced.map((n) => n.network));
     const custody = this.custodyFor(tenant.mode);
     return Promise.all(
-      networks.map(async (network) => {
+      priced.map(async (network) => {
         const fee = this.fees.fee(asset, network.network)!;
         const surcharge = new Decimal((await custody.payoutSurcharge?.(network.network, asset, destination)) ?? '0');
-        const native = this.catalog.data.networks.find((n) => n.code === network.network)!.native_asset;
-        const feeUsd = surcharge.isZero() ? fee.feeUsd : fee.feeUsd.plus(surcharge.times(usdOf(native)).toDecimalPlaces(6, Decimal.ROUND_UP));
+        const feeUsd = surcharge.isZero() ? fee.feeUsd : fee.feeUsd.plus(surcharge.times(usdOf(nativeOf(network))!).toDecimalPlaces(6, Decimal.ROUND_UP));
         const available = balances?.get(network.network) ?? new Decimal(0);
         return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds: fee.estimatedSeconds, available };
       }),
@@ -380,7 +400,7 @@ export class Payouts {
         cancelRequested: payout.cancel_requested_at !== null,
         lease,
       })
-      .catch((error: unknown): PayoutOutcome => ({ kind: 'unknown', reason: error instanceof Error ? error.message : String(error) }));
+      .then(withoutUrlsIn, (error: unknown): PayoutOutcome => ({ kind: 'unknown', reason: endpointFreeMessage(error) }));
     await this.at('outcome', payout.id);
     this.report(payout, outcome, log);
     const tenant = tenantOf({ organizationId: payout.organization_id, mode: payout.mode });

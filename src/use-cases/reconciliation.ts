@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.js';
 import { Decimal } from '../domain/money.js';
 import { reconcile, unavailable, type AddressFigures, type LedgerFigures, type ReconciliationResult } from '../domain/reconciliation.js';
 import type { ReconciledNetwork } from '../providers/chains/balances.js';
-import { withoutEndpoint } from '../providers/chains/rpc-errors.js';
+import { endpointFreeMessage } from '../providers/chains/rpc-errors.js';
 import type { Database } from '../store/database.js';
 import { lastCheckedAt, latestResults, ledgerSideOn, liveAddressesOn, saveResults, type LedgerSideRow, type LiveAddressRow, type ReconciliationRow } from '../store/reconciliation.js';
 
@@ -125,19 +125,14 @@ export class Reconciliation {
       try {
         served = await reader.chainId();
       } catch (failure) {
-        return new Map(pairs.map(({ asset }) => [asset, { error: messageOf(failure) }]));
+        return new Map(pairs.map(({ asset }) => [asset, { error: endpointFreeMessage(failure) }]));
       }
       // Balances of the same addresses on another chain would be somebody else's money.
       if (served !== expected) return new Map(pairs.map(({ asset }) => [asset, { error: `the RPC URL serves chain ${served}, not ${expected}` }]));
     }
     for (const { asset, token } of pairs) {
-      balances.set(asset, await reader.balances(token, holders).catch((failure: unknown) => ({ error: messageOf(failure) })));
+      balances.set(asset, await reader.balances(token, holders).catch((failure: unknown) => ({ error: endpointFreeMessage(failure) })));
     }
     return balances;
   }
-}
-
-function messageOf(failure: unknown): string {
-  const reason = withoutEndpoint(failure);
-  return reason instanceof Error ? reason.message : String(reason);
 }

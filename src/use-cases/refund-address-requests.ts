@@ -15,7 +15,7 @@ import {
   type RefundPair,
 } from '../domain/refund-address-requests.js';
 import { refundableOn } from '../domain/refunds.js';
-import { encodeAddress, isValidDestination, type AddressFormat } from '../providers/chains/address-codecs.js';
+import { encodeAddress, hasChecksum, isValidDestination, type AddressFormat } from '../providers/chains/address-codecs.js';
 import type { Database, Sql } from '../store/database.js';
 import { findIntent } from '../store/payment-intents.js';
 import { receivedPairs } from '../store/refunds.js';
@@ -48,7 +48,8 @@ export interface RefundAddressRequestView extends RefundAddressRequestRow {
 export interface RefundLinkView {
   refCode: string;
   sandbox: boolean;
-  pairs: (RefundPair & { networkName: string; received: string; refunded: string; refundable: string })[];
+  /** `checksummed`: whether the network's addresses carry a checksum; the page warns the payer when they do not. */
+  pairs: (RefundPair & { networkName: string; checksummed: boolean; received: string; refunded: string; refundable: string })[];
 }
 
 /** Why an address the payer typed is refused; the page says each in the payer's language. */
@@ -204,6 +205,7 @@ export class RefundAddressRequests {
         return {
           ...pair,
           networkName: this.networkName(pair.network),
+          checksummed: this.checksummed(pair.network),
           received: found ? found.received.toFixed() : '0',
           refunded: found ? found.refunded.toFixed() : '0',
           refundable: found ? refundableOn(found).toFixed() : '0',
@@ -227,12 +229,18 @@ export class RefundAddressRequests {
   private networkName(network: string): string {
     return this.catalog.network(network)?.name ?? network;
   }
+
+  private checksummed(network: string): boolean {
+    const format = this.catalog.network(network)?.address_format;
+    return format !== undefined && hasChecksum(format);
+  }
 }
 
 /**
- * A payer types or pastes the address, so a typo must be caught: an EVM address is taken only in its EIP-55
- * mixed case, whose checksum catches one. A single-case one (which payouts accept) carries none. The other
- * formats always carry theirs (base58check, bech32, or a 32-byte key), checked by the codec.
+ * A payer types or pastes the address, so a typo must be caught where a checksum can catch it: an EVM address is
+ * taken only in its EIP-55 mixed case, whose checksum catches one. A single-case one (which payouts accept) carries
+ * none. Tron's and Bitcoin's always carry theirs (base58check, bech32), checked by the codec. A Solana key has none
+ * at all (`hasChecksum`): the page warns the payer instead.
  */
 function carriesChecksum(format: AddressFormat, address: string): boolean {
   return format !== 'evm' || address === encodeAddress('evm', hexToBytes(address.slice(2).toLowerCase()));

@@ -68,6 +68,8 @@ const en = {
   refundProblemAddress: 'This is not a valid {network} address. Check it, or copy it again from your wallet.',
   refundProblemChecksum:
     'Enter the address exactly as your wallet shows it, with its capital and small letters: they are a checksum that catches typing mistakes.',
+  refundNoChecksum:
+    'A {network} address has no checksum: with one character wrong it can still be a valid address, of somebody else, and nothing here can tell. Copy it from your wallet rather than typing it, and compare every character.',
   refundInvalidTitle: 'Link not valid',
   refundInvalidBody: 'This refund link is unknown or no longer valid. Ask whoever sent it for a new one.',
 };
@@ -138,6 +140,8 @@ const es: typeof en = {
   refundProblemAddress: 'Esta no es una dirección válida de {network}. Revísala o cópiala de nuevo desde tu billetera.',
   refundProblemChecksum:
     'Escribe la dirección tal como la muestra tu billetera, con sus mayúsculas y minúsculas: son una suma de verificación que detecta errores de escritura.',
+  refundNoChecksum:
+    'Una dirección de {network} no tiene suma de verificación: con un carácter equivocado puede seguir siendo válida, de otra persona, y nada aquí puede detectarlo. Cópiala de tu billetera en lugar de escribirla y compara cada carácter.',
   refundInvalidTitle: 'Enlace no válido',
   refundInvalidBody: 'Este enlace de reembolso no existe o ya no es válido. Pide uno nuevo a quien te lo envió.',
 };

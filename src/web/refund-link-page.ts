@@ -55,6 +55,11 @@ function receivedList(t: Messages, pairs: RefundLinkView['pairs']): SafeHtml {
   )}</ul>`;
 }
 
+/** On a network whose addresses carry no checksum (Solana), that a typo would go unnoticed; nothing elsewhere. */
+function noChecksumWarning(t: Messages, pair: RefundLinkView['pairs'][number] | undefined): SafeHtml | null {
+  return pair && !pair.checksummed ? html`<p class="warning" role="note">${fill(t.refundNoChecksum, { network: pair.networkName })}</p>` : null;
+}
+
 export interface RefundFormState {
   pair?: string;
   address?: string;
@@ -85,6 +90,7 @@ export function refundFormPage(input: RefundPageInput, state: RefundFormState = 
       )}
     </fieldset>
     <label class="field-label" for="address">${t.refundAddress}</label>
+    ${noChecksumWarning(t, chosenPair)}
     <input class="address-input" id="address" name="address" type="text" value="${state.address ?? ''}" required maxlength="128"
       autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false"${addressProblem ? trusted(' aria-invalid="true" aria-describedby="problem"') : ''}>
     <button type="submit" class="primary">${t.refundContinue}</button>
@@ -107,6 +113,7 @@ export function refundReviewPage(input: RefundPageInput, choice: PayerChoice): S
     t.refundReviewTitle,
     html`${choiceList(t, choice)}
   <p class="warning" role="note">${t.refundReviewBody}</p>
+  ${noChecksumWarning(t, input.view.pairs.find((p) => pairValue(p) === pairValue(choice)))}
   <form class="refund-form" method="post" action="${linkUrl(input.token, input.lang, '/submit')}">
     <input type="hidden" name="pair" value="${pairValue(choice)}">
     <input type="hidden" name="address" value="${choice.address}">

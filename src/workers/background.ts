@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../http/context.js';
+import { URL_FREE_SERIALIZERS } from '../logging.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
 import type { Sql } from '../store/database.js';
@@ -82,8 +83,10 @@ export type BackgroundWork = (() => Promise<void>) & { alive(): boolean };
  * (rows are claimed with locks), so the server runs them itself by default and `connect-payments worker`
  * processes can run beside it or instead of it (CONNECT_WORKERS=off on the server).
  */
-export async function startBackgroundWork(ctx: AppContext, log: FastifyBaseLogger): Promise<BackgroundWork> {
+export async function startBackgroundWork(ctx: AppContext, processLog: FastifyBaseLogger): Promise<BackgroundWork> {
   const { config, db } = ctx;
+  // Whatever logger the process gave, no URL (an RPC endpoint's, with its API key) reaches a line of the jobs' errors.
+  const log = processLog.child({}, { serializers: URL_FREE_SERIALIZERS });
   const dispatcher = new WebhookDispatcher(
     db,
     ctx.webhookTransport,

@@ -11,6 +11,15 @@ export type AddressFormat = Static<typeof NetworkSchema>['address_format'];
 
 const CODECS: Record<AddressFormat, AddressCodec> = { evm, tron, solana, bitcoin };
 
+/**
+ * Whether a typo in an address of the format is caught by a checksum: EVM's EIP-55 mixed case, Tron's and Bitcoin's
+ * base58check and bech32. A Solana address is a bare 32-byte key in base58: a mistyped one is most often still a
+ * valid key, of nobody or of somebody else.
+ */
+const CHECKSUMMED: Record<AddressFormat, boolean> = { evm: true, tron: true, solana: false, bitcoin: true };
+
+export const hasChecksum = (format: AddressFormat): boolean => CHECKSUMMED[format];
+
 /** How many raw bytes an address of this format is made from. */
 export function addressByteLength(format: AddressFormat): number {
   return CODECS[format].byteLength;

@@ -1,4 +1,5 @@
 import { BaseError } from 'viem';
+import { withoutUrls } from '../../domain/text.js';
 
 /**
  * The error without its endpoint: viem's messages name the RPC URL (providers put API keys in its path) and the
@@ -17,4 +18,10 @@ export function hidingEndpoint<Args extends unknown[], Result>(work: (...args: A
     work(...args).catch((error: unknown) => {
       throw withoutEndpoint(error);
     });
+}
+
+/** What an error says, without its endpoint nor any URL: for a log line, a payout's reason, a stored failure. */
+export function endpointFreeMessage(error: unknown): string {
+  const clean = withoutEndpoint(error);
+  return withoutUrls(clean instanceof Error ? clean.message : String(clean));
 }

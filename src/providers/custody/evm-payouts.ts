@@ -39,7 +39,7 @@ import { lockLeased, type Lease } from '../../store/payout-leases.js';
 import { replacementFees, type Eip1559Fees } from '../chains/evm-fees.js';
 import { nonceVerdict, type NonceObservation } from '../chains/evm-nonce-verdict.js';
 import type { EvmSigner } from '../chains/evm-signer.js';
-import { withoutEndpoint } from '../chains/rpc-errors.js';
+import { endpointFreeMessage, withoutEndpoint } from '../chains/rpc-errors.js';
 import type { PayoutBoundary, PayoutOutcome, PayoutRequest } from './custody-provider.js';
 
 /** A zero-value transfer to the wallet itself: what a cancellation or a filler costs in gas on every EVM chain. */
@@ -64,10 +64,7 @@ const isUnanswered = (error: unknown) =>
 const wouldFail = (error: unknown) =>
   error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError || e instanceof InsufficientFundsError) !== null;
 
-const wordsOf = (error: unknown) => {
-  const clean = withoutEndpoint(error);
-  return clean instanceof Error ? clean.message : String(clean);
-};
+const wordsOf = endpointFreeMessage;
 
 const unknown = (reason: string): PayoutOutcome => ({ kind: 'unknown', reason });
 
@@ -395,9 +392,15 @@ export class EvmPayouts {
   /**
    * Fills the network's nonce gaps: a nonce released (nothing was signed at it) that no payout took within
    * `gapFillAfterSeconds`, while a later nonce waits behind it, gets a zero-value self-transfer at the market fee
-   * (the operator's cost), sent again until the chain has used the nonce.
+   * (the operator's cost), sent again until the chain has used the nonce. Its failures never name the endpoint.
    */
   async fillGaps(network: string): Promise<number> {
+    return this.fillGapsOnce(network).catch((error: unknown) => {
+      throw withoutEndpoint(error);
+    });
+  }
+
+  private async fillGapsOnce(network: string): Promise<number> {
     const client = this.client(network);
     const gaps = await claimGaps(
       this.db,

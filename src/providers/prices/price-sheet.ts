@@ -36,10 +36,20 @@ export function priceSheetProblems(raw: unknown): string[] {
   return problems;
 }
 
-/** What a sheet lacks to value everything the catalog lists: a price per asset, a rate per fiat. */
+/**
+ * What a sheet lacks to value everything the catalog lists: a price per asset, per network's native asset (which
+ * pays the network fee: a token payout's fee cap is its quoted fee in the native asset), and a rate per fiat.
+ */
 export function catalogCoverageProblems(sheet: PriceSheet, catalog: Catalog): string[] {
   const problems: string[] = [];
   for (const asset of catalog.data.assets) if (sheet.usd[asset.code] === undefined) problems.push(`/usd has no price for ${asset.code}`);
+  const assets = new Set(catalog.data.assets.map((asset) => asset.code));
+  for (const network of catalog.data.networks) {
+    const native = network.native_asset;
+    if (assets.has(native) || sheet.usd[native] !== undefined) continue;
+    problems.push(`/usd has no price for ${native} (the native asset of ${network.code})`);
+    assets.add(native);
+  }
   for (const fiat of catalog.data.fiat_currencies) if (sheet.fx[fiat.code] === undefined) problems.push(`/fx has no rate for ${fiat.code}`);
   return problems;
 }

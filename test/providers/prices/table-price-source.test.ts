@@ -24,6 +24,11 @@ describe('the fixed rate sheet', () => {
     expect(snapshot.pegs).toEqual({ USDC: 'USD', USDT: 'USD' });
   });
 
+  it("ships a price for every catalog network's native asset, which pays its network fees (POL on Polygon)", async () => {
+    const snapshot = await TablePriceSource.load(undefined, catalog, new ManualClock()).current();
+    for (const network of catalog.data.networks) expect(snapshot.usd[network.native_asset], `${network.native_asset} (${network.code})`).toBeDefined();
+  });
+
   it('is always current: each call is dated by the clock at that call', async () => {
     const clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
     const table = TablePriceSource.load(undefined, catalog, clock);
@@ -43,6 +48,7 @@ describe('the fixed rate sheet', () => {
 
   it.each([
     ['an unpriced catalog asset', (s: typeof shipped) => delete s.usd.SOL, /\/usd has no price for SOL/],
+    ["a catalog network's native asset without a price", (s: typeof shipped) => delete s.usd.POL, /\/usd has no price for POL \(the native asset of polygon\)/],
     ['a catalog fiat without a rate', (s: typeof shipped) => delete s.fx.DOP, /\/fx has no rate for DOP/],
     ['a number instead of a decimal string', (s: typeof shipped) => (s.usd.ETH = 3000), /\/usd\/ETH must be string/],
     ['a price with an exponent', (s: typeof shipped) => (s.usd.BTC = '9e4'), /\/usd\/BTC must match pattern/],

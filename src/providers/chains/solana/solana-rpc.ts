@@ -1,4 +1,5 @@
 import { address, createSolanaRpc, getBase58Encoder, signature as toSignature, type Signature } from '@solana/kit';
+import { withoutUrls } from '../../../domain/text.js';
 
 export interface SolanaSignatureInfo {
   signature: string;
@@ -37,7 +38,7 @@ export function hidingUrl(url: string, timeoutMs: number) {
       return await work(AbortSignal.timeout(timeoutMs));
     } catch (error) {
       // eslint-disable-next-line preserve-caught-error -- the cause may name the endpoint, whose URL can hold an API key
-      throw new Error(`Solana ${method}: ${String((error as Error).message).replaceAll(url, '<rpc url>')}`);
+      throw new Error(`Solana ${method}: ${withoutUrls(String((error as Error).message).replaceAll(url, '<rpc url>'))}`);
     }
   };
 }
