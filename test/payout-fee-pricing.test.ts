@@ -35,6 +35,7 @@ beforeAll(async () => {
         pollSeconds: 1,
         batchBlocks: 50,
         reorgWindow: 64,
+        forkConfirmSeconds: 60,
         rebroadcastSeconds: 60,
         gapFillSeconds: 60,
         rpcTimeoutMs: 1_000,

@@ -17,6 +17,7 @@ export interface SignedTx {
 /** A nonce of the hot wallet and what was signed at it (docs/money-out.md, "Live payouts: states and leases"). */
 export interface NonceRow {
   id: string;
+  network: string;
   /** The wallet the nonce is of (a key rotation leaves earlier payouts on the wallet that signed them). */
   from_address: string;
   nonce: string;
@@ -34,7 +35,7 @@ export interface NonceRow {
   txs: SignedTx[];
 }
 
-const nonceColumns = (afterSeconds: string) => `n.id::text AS id, n.from_address, n.nonce::text AS nonce, n.status, n.raw, n.tx_hash, n.current_purpose,
+const nonceColumns = (afterSeconds: string) => `n.id::text AS id, n.network, n.from_address, n.nonce::text AS nonce, n.status, n.raw, n.tx_hash, n.current_purpose,
   n.fee_cap_wei::text AS fee_cap_wei, n.broadcast_at,
   coalesce(n.broadcast_at <= now() - make_interval(secs => ${afterSeconds}::double precision), true) AS rebroadcast_due,
   coalesce((SELECT json_agg(json_build_object('tx_hash', s.tx_hash, 'purpose', s.purpose, 'raw', s.raw) ORDER BY s.created_at DESC, s.tx_hash)

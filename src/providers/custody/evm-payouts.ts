@@ -82,6 +82,12 @@ export class EvmPayouts {
   private readonly clients = new Map<string, PublicClient>();
   /** Networks whose endpoint was found to serve the catalog's chain. */
   private readonly checkedChains = new Set<string>();
+  /**
+   * The highest head any answer showed for each network. State is read at it, by number: a backend behind it
+   * refuses (a node without a block answers no state for it) instead of answering an older state, such as a hot
+   * wallet without the tokens it received since, which would fail a payout that can succeed.
+   */
+  private readonly heights = new Map<string, bigint>();
 
   constructor(
     private readonly db: Database,
@@ -166,9 +172,10 @@ export class EvmPayouts {
     const native = this.catalog.network(request.network)!.native_asset;
     if (request.feeCap === null) return unknown('no fresh price converts the quoted network fee into the native asset; retried');
     const cap = parseUnits(request.feeCap, this.catalog.pair(native, request.network)?.decimals ?? 18);
+    const height = await this.head(client, request.network);
     let gas: bigint;
     try {
-      gas = await client.estimateGas({ account: this.signer.address, ...call });
+      gas = await client.estimateGas({ account: this.signer.address, ...call, blockNumber: height });
     } catch (error) {
       if (wouldFail(error)) return this.endUnsigned(request.lease, `The transfer would fail on chain: ${wordsOf(error)}`);
       throw error;
@@ -313,6 +320,15 @@ export class EvmPayouts {
     }
   }
 
+  /** The chain's head as far as any answer has shown it: never lower than one seen before. */
+  private async head(client: PublicClient, network: string): Promise<bigint> {
+    const answered = await client.getBlockNumber({ cacheTime: 0 });
+    const highest = this.heights.get(network);
+    if (highest !== undefined && highest >= answered) return highest;
+    this.heights.set(network, answered);
+    return answered;
+  }
+
   private async receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
     try {
       return await client.getTransactionReceipt({ hash: hash as Hex });
@@ -328,7 +344,7 @@ export class EvmPayouts {
    * nonce is used while no receipt was found, the transaction that used it, from the block where the count passed it.
    */
   private async observe(client: PublicClient, row: NonceRow, confirmationsRequired: bigint): Promise<NonceObservation> {
-    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const head = await this.head(client, row.network);
     const nonce = BigInt(row.nonce);
     const seen: NonceObservation = { nonce, head, confirmationsRequired, mined: null, usedAtDepth: 0n, usedAtHead: 0n, usedBy: null };
     for (const tx of row.txs) {
