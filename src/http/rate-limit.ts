@@ -95,19 +95,28 @@ export class KeyRateLimiter {
 
   /** Spends `points` (the request's cost, see requestCost) of the key's budget for this second. */
   async consume(keyId: string, rps: number, points = 1): Promise<RateLimitDecision> {
-    let limiter = this.limiters.get(rps);
-    if (!limiter) {
-      limiter = this.make(rps);
-      this.limiters.set(rps, limiter);
-    }
     try {
-      const res = await limiter.consume(keyId, points);
+      const res = await this.limiter(rps).consume(keyId, points);
       return decision(true, rps, res);
     } catch (rejection) {
       // The library rejects with a RateLimiterRes when the budget is spent, with an Error when the store fails.
       if (rejection instanceof RateLimiterRes) return decision(false, rps, rejection);
       throw rejection;
     }
+  }
+
+  /** Gives back `points` spent this second, for a request that turned out not to be what the budget limits. */
+  async giveBack(keyId: string, rps: number, points = 1): Promise<void> {
+    await this.limiter(rps).reward(keyId, points);
+  }
+
+  private limiter(rps: number): RateLimiterAbstract {
+    let limiter = this.limiters.get(rps);
+    if (!limiter) {
+      limiter = this.make(rps);
+      this.limiters.set(rps, limiter);
+    }
+    return limiter;
   }
 }
 
