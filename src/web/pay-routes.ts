@@ -76,23 +76,24 @@ export function payRoutes(app: App, { limiter, clock, config }: AppContext, page
    * however low each one's budget. A lookup of a code that could exist draws on two budgets of misses: its
    * address's, then (only if that allowed it, so a refused address spends nothing of it) the one every client
    * and instance shares. Each point is spent before the lookup, so concurrent guesses cannot overrun a budget,
-   * and given back when the code finds its intent: payers never spend them, guesses that miss do. A spent
-   * budget refuses every such lookup, found or not, until the next second: a refusal tells nothing about the
-   * code. A malformed code is looked up nowhere and counts only against its address's budget of requests.
+   * and given back when the code finds its intent: payers never spend them, guesses that miss do. Per minute,
+   * so that the points lookups in flight hold for an instant are few beside the budget. A spent budget refuses
+   * every such lookup, found or not, until its window ends: a refusal tells nothing about the code. A
+   * malformed code is looked up nowhere and counts only against its address's budget of requests.
    */
   app.get<{ Params: { ref_code: string } } & PageQuery>(`${PAY_PREFIX}/:ref_code`, { schema: { hide: true } }, async (request, reply) => {
     const refCode = request.params.ref_code;
     if (!isRefCode(refCode)) return page(request, reply, { refCode }, "'none'");
     const budgets = [
-      { key: `page-misses:${addressGroup(request.ip)}`, rps: config.pagesMissesPerAddress },
-      { key: ALL_MISSES, rps: config.pagesMissesPerSecond },
+      { key: `page-misses:${addressGroup(request.ip)}`, budget: { points: config.pagesMissesPerMinutePerAddress, seconds: 60 } },
+      { key: ALL_MISSES, budget: { points: config.pagesMissesPerMinute, seconds: 60 } },
     ];
-    for (const budget of budgets) {
-      const spent = await limiter.consume(budget.key, budget.rps);
+    for (const { key, budget } of budgets) {
+      const spent = await limiter.spend(key, budget);
       if (!spent.allowed) return refusePage(request, reply, String(spent.resetSeconds));
     }
     const giveBack = async () => {
-      await Promise.all(budgets.map((budget) => limiter.giveBack(budget.key, budget.rps)));
+      await Promise.all(budgets.map(({ key, budget }) => limiter.giveBack(key, budget)));
     };
     return page(request, reply, { refCode }, "'none'", giveBack);
   });
