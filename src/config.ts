@@ -41,6 +41,10 @@ export interface Config {
   authFailuresPerMinute: number;
   /** Requests per second one client address may make to the public payment pages (page, status, simulate). */
   pagesRequestsPerSecond: number;
+  /** Lookups of the payment page by a ref_code that find nothing, per minute, by one client address. */
+  pagesMissesPerMinutePerAddress: number;
+  /** The same, all clients and instances together. */
+  pagesMissesPerMinute: number;
   /** Whose X-Forwarded-For to believe for the client address: nobody (false), everybody (true), or these proxies. */
   trustProxy: boolean | string[];
   /** Where `/metrics` is served without a token (a private network's scraper); unset: only /admin/v1/metrics. */
@@ -360,6 +364,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.CONNECT_PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 8080}`).replace(/\/+$/, ''),
     authFailuresPerMinute: integer('CONNECT_AUTH_FAILURES_PER_MINUTE', env.CONNECT_AUTH_FAILURES_PER_MINUTE, 60),
     pagesRequestsPerSecond: positiveInteger('CONNECT_PAGES_RPS_PER_ADDRESS', env.CONNECT_PAGES_RPS_PER_ADDRESS, 20),
+    pagesMissesPerMinutePerAddress: positiveInteger(
+      'CONNECT_PAGES_MISSES_PER_MINUTE_PER_ADDRESS',
+      env.CONNECT_PAGES_MISSES_PER_MINUTE_PER_ADDRESS,
+      30,
+    ),
+    pagesMissesPerMinute: positiveInteger('CONNECT_PAGES_MISSES_PER_MINUTE', env.CONNECT_PAGES_MISSES_PER_MINUTE, 600),
     trustProxy: trustProxy(env.CONNECT_TRUST_PROXY),
     metricsAddress: listenAddress('CONNECT_METRICS_ADDRESS', env.CONNECT_METRICS_ADDRESS),
     pricesFile: env.CONNECT_PRICES_FILE || undefined,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
-import { renderedStep } from './support/pages.js';
+import { renderedStep, UNLIMITED_PAGES } from './support/pages.js';
 import { createIntent, createTenant, simulate, type IntentEnvelope } from './support/partner.js';
 
 // The payer's one next step on GET /pay/{ref_code}, state by state (docs/payment-page.md).
@@ -11,7 +11,7 @@ let tenant: Tenant;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock();
-  t = await startTestApp({ pagesRequestsPerSecond: 100_000 }, undefined, { clock });
+  t = await startTestApp(UNLIMITED_PAGES, undefined, { clock });
   tenant = await createTenant(t);
 });
 afterAll(() => t.close());
@@ -70,7 +70,7 @@ describe('pending: pick the asset, then the network, and pay one address', () =>
   });
 
   it('pending: without a fresh price, a card in another asset names the value to send and its QR code holds no amount', async () => {
-    const unpriced = await startTestApp({ pagesRequestsPerSecond: 100_000 }, t.testDb, { clock, prices: { current: async () => null } });
+    const unpriced = await startTestApp(UNLIMITED_PAGES, t.testDb, { clock, prices: { current: async () => null } });
     try {
       const body = await page(intent, '?asset=ETH&network=base', unpriced);
       expect(renderedStep(body)).toMatchObject({ amount: undefined, qrText: `ethereum:${addressOf(intent, 'ETH', 'base')}@8453` });

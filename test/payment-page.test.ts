@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { onPostgres } from './support/database.js';
 import { createIntent, createTenant, errorOf, getIntent, simulate, type IntentEnvelope } from './support/partner.js';
 import { remainingOf, untilFirst429 } from './support/rate-limit.js';
-import { insertLiveIntent, statusPath } from './support/pages.js';
+import { insertLiveIntent, statusPath, UNLIMITED_PAGES } from './support/pages.js';
 
 let t: TestApp;
 let tenant: Tenant;
 beforeAll(async () => {
-  t = await startTestApp({ pagesRequestsPerSecond: 100_000 });
+  t = await startTestApp(UNLIMITED_PAGES);
   tenant = await createTenant(t);
 });
 afterAll(() => t.close());
@@ -161,6 +162,22 @@ describe('unknown pages', () => {
 });
 
 describe('rate limit per client address', () => {
+  it('two IPv6 addresses in one /64 share one budget (remaining counts down across both); an address of another /64 has its own', async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 3 }, t.testDb);
+    try {
+      const intent = await createIntent(t, tenant.key);
+      const from = (remoteAddress: string) => limited.app.inject({ method: 'GET', url: statusPath(intent.id), remoteAddress });
+      // Alternating: with one budget each, the request before the first 429 would be the refused address's last (remaining 0).
+      const sameSlash64 = ['2001:db8:7:1::1', '2001:db8:7:1:ffff:ffff:ffff:9'];
+      const responses = await untilFirst429((attempt) => from(sameSlash64[attempt % 2]!));
+      expect(remainingOf(responses.slice(-4, -1))).toEqual(['2', '1', '0']);
+      expect(errorOf(responses.at(-1)!).code).toBe('rate_limited');
+      expect((await from('2001:db8:7:2::1')).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('past the budget of one address the page and its status answer 429 with Retry-After; another address is not affected', async () => {
     const limited = await startTestApp({ pagesRequestsPerSecond: 3 }, t.testDb);
     try {
@@ -193,6 +210,92 @@ describe('rate limit per client address', () => {
       const status = await limited.app.inject({ method: 'GET', url: statusPath(intent.id), remoteAddress: '203.0.113.9' });
       expect(status.statusCode).toBe(429);
       expect(errorOf(status).code).toBe('rate_limited');
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('ceilings on lookups by ref_code that find nothing (per minute)', () => {
+  const distinctAddress = (n: number) => `198.51.${100 + Math.floor(n / 250)}.${(n % 250) + 1}`;
+  const unknownCode = (n: number) => `ZZZ${'23456789ABCDEFGHJKMNPQRSTUVWXY'[n % 30]}${'23456789ABCDEFGHJKMNPQRSTUVWXY'[Math.floor(n / 30) % 30]}`;
+
+  it('lookups that find nothing, each from its own address, together reach the ceiling: 429 page with Retry-After', async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 100_000, pagesMissesPerMinute: 3 }, t.testDb);
+    try {
+      const guesses = await untilFirst429((n) =>
+        limited.app.inject({ method: 'GET', url: `/pay/${unknownCode(n)}`, remoteAddress: distinctAddress(n), headers: { 'accept-language': 'es' } }),
+      );
+      const refused = guesses.at(-1)!;
+      expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.body).toContain('<h1>Demasiadas solicitudes</h1>');
+      expect(refused.body).toContain(`Espera ${refused.headers['retry-after']} s`);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('once the ceiling is spent, the page of an existing code is refused too (a refusal tells nothing about the code)', async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 100_000, pagesMissesPerMinute: 3 }, t.testDb);
+    try {
+      const intent = await createIntent(t, tenant.key);
+      // Guesses and the real code alternate, each from its own address, until the real code is refused.
+      const responses = [];
+      for (let n = 0; n < 200; n++) {
+        const url = n % 2 === 0 ? `/pay/${unknownCode(n)}` : `/pay/${intent.ref_code}`;
+        const res = await limited.app.inject({ method: 'GET', url, remoteAddress: distinctAddress(n) });
+        responses.push(res.statusCode);
+        if (n % 2 === 1 && res.statusCode === 429) break;
+      }
+      expect(responses.at(-1)).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("one address's lookups that find nothing stop at its own budget of misses (429 page), an IPv6 one's by its /64; another /64 still looks up", async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 100_000, pagesMissesPerMinutePerAddress: 2, pagesMissesPerMinute: 100_000 }, t.testDb);
+    try {
+      const guess = (n: number, remoteAddress: string) => limited.app.inject({ method: 'GET', url: `/pay/${unknownCode(n)}`, remoteAddress });
+      // Two IPv6 addresses of one /64 are one guesser.
+      const guesses = await untilFirst429((n) => guess(n, n % 2 === 0 ? '2001:db8:9:1::1' : '2001:db8:9:1::2'));
+      const refused = guesses.at(-1)!;
+      expect([refused.statusCode, refused.headers['content-type']]).toEqual([429, 'text/html; charset=utf-8']);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect((await guess(0, '2001:db8:9:2::1')).statusCode).toBe(404);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it.runIf(onPostgres)('with the PostgreSQL store the budgets of misses are counted there, shared by every instance as the per-address one is', async () => {
+    const shared = await startTestApp({ rateLimitStore: 'postgres', pagesMissesPerMinutePerAddress: 7, pagesMissesPerMinute: 11 }, t.testDb);
+    try {
+      expect((await shared.app.inject({ method: 'GET', url: `/pay/${unknownCode(7)}`, remoteAddress: '2001:db8:5:1::3' })).statusCode).toBe(404);
+      const counters = await t.db.query<{ key: string }>(`SELECT key FROM rate_limit_counters WHERE key LIKE '%page-misses%' AND key LIKE ANY ($1) ORDER BY key`, [
+        ['60s:7:%', '60s:11:%'],
+      ]);
+      expect(counters.map((row) => row.key)).toEqual(['60s:11:page-misses', '60s:7:page-misses:2001:db8:5:1::/64']);
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('lookups that find their intent do not spend it: a busy page is served to many addresses past the ceiling', async () => {
+    const limited = await startTestApp({ pagesRequestsPerSecond: 100_000, pagesMissesPerMinute: 3 }, t.testDb);
+    try {
+      const intent = await createIntent(t, tenant.key);
+      const statuses = [];
+      for (let n = 0; n < 30; n++) {
+        statuses.push((await limited.app.inject({ method: 'GET', url: `/pay/${intent.ref_code}`, remoteAddress: distinctAddress(n) })).statusCode);
+      }
+      expect(statuses).toEqual(Array(30).fill(200));
+      // Malformed codes are looked up nowhere: they do not spend it either.
+      for (let n = 0; n < 30; n++) {
+        expect((await limited.app.inject({ method: 'GET', url: '/pay/wp-login.php', remoteAddress: distinctAddress(n) })).statusCode).toBe(404);
+      }
     } finally {
       await limited.close();
     }

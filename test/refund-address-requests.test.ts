@@ -90,13 +90,14 @@ describe('POST /payment-intents/{id}/refund-address-requests', () => {
     expect(row!.token_hash).not.toContain(token);
   });
 
-  it('replays the same answer, link included, for the same Idempotency-Key, and makes one request', async () => {
+  it('replays the same answer for the same Idempotency-Key with the link withheld (url null, Idempotent-Replay-Withheld: url), and makes one request', async () => {
     const intent = await paidIntent();
     const key = randomUUID();
     const first = await postRequest(t, tenant.key, intent.id, {}, key);
+    expect(first.headers['idempotent-replay-withheld']).toBeUndefined();
     const again = await postRequest(t, tenant.key, intent.id, {}, key);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toBe(first.body);
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.headers['idempotent-replay-withheld']]).toEqual([201, 'true', 'url']);
+    expect(json(again)).toEqual({ ...json<RequestObject>(first), url: null });
     const [count] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM refund_address_requests WHERE payment_intent_id = $1', [intent.id]);
     expect(count!.n).toBe(1);
   });

@@ -11,12 +11,15 @@ import {
   storeIdempotentResponse,
   type AnswerClaim,
   type IdempotencyScope,
+  type StoredAnswer,
   type StoredResponse,
 } from '../store/idempotency.js';
 import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 import { sendJsonText } from './raw-json.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/** On a replay, the fields answered null because the original answer showed a secret in them. */
+export const WITHHELD_HEADER = 'Idempotent-Replay-Withheld';
 const MAX_KEY_LENGTH = 255;
 /** The contract's "typical" lifetime of a key; a record past it is purged and the key may be used anew. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -56,6 +59,11 @@ export interface OperationResult {
   status: number;
   body: unknown;
   /**
+   * Top-level fields of `body` that show a bearer secret (a refund link's `url`): answered this once, never
+   * stored. The stored answer, so a replay, has them null (docs/conventions.md, Idempotency).
+   */
+  secrets?: readonly string[];
+  /**
    * Work for after the commit (a provider call that must not run inside the transaction). It runs once, in
    * the background: a retry with the same key meanwhile is answered from the stored response, so it never
    * runs twice; its own outcome is recorded by the work itself.
@@ -81,6 +89,7 @@ interface Outcome {
   replayed: boolean;
   status: number;
   body: string;
+  withheld: readonly string[];
 }
 
 /** Carries a business error out of the operation's transaction, so that its writes roll back first. */
@@ -129,6 +138,7 @@ export class Idempotency {
     const outcome = earlier ? replay(earlier, hash) : await execute(scope, hash);
     if (outcome.replayed) {
       reply.header('idempotent-replayed', 'true');
+      if (outcome.withheld.length > 0) reply.header(WITHHELD_HEADER, outcome.withheld.join(', '));
       this.metrics.replayed();
     }
     return sendJsonText(reply.code(outcome.status), outcome.body);
@@ -148,8 +158,8 @@ export class Idempotency {
           throw isStorable(error) ? new StorableFailure(error) : error;
         }
         const body = reply.code(result.status).serialize(result.body) as string;
-        await storeIdempotentResponse(tx, scope, result.status, body);
-        return { outcome: { replayed: false, status: result.status, body }, afterCommit: result.afterCommit };
+        await storeIdempotentResponse(tx, scope, storedAnswer(reply, result, body));
+        return { outcome: { replayed: false, status: result.status, body, withheld: [] }, afterCommit: result.afterCommit };
       });
       if (afterCommit) void afterCommit(reply.log).catch((err: unknown) => reply.log.error({ err }, 'work after commit failed; a worker resumes it'));
       return outcome;
@@ -170,7 +180,7 @@ export class Idempotency {
       const write = await operation();
       let written: Outcome | null = null;
       const claimed = await write(this.db, (status, body) => {
-        written = { replayed: false, status, body: reply.code(status).serialize(body) as string };
+        written = { replayed: false, status, body: reply.code(status).serialize(body) as string, withheld: [] };
         return { scope, requestHash: hash, ttlSeconds: IDEMPOTENCY_TTL_SECONDS, status, body: written.body };
       });
       if (claimed) return written!;
@@ -189,8 +199,8 @@ export class Idempotency {
       if (held) return replay(held, hash);
       const status = ERROR_HTTP[failure.code].status;
       const body = JSON.stringify(errorEnvelope(this.docsBaseUrl, failure.code, failure.message, failure.param));
-      await storeIdempotentResponse(tx, scope, status, body);
-      return { replayed: false, status, body };
+      await storeIdempotentResponse(tx, scope, { status, body, withheld: [] });
+      return { replayed: false, status, body, withheld: [] };
     });
   }
 }
@@ -203,5 +213,17 @@ function replay(held: StoredResponse, hash: string): Outcome {
       IDEMPOTENCY_HEADER,
     );
   }
-  return { replayed: true, status: held.response_status, body: held.response_body };
+  return { replayed: true, status: held.response_status, body: held.response_body, withheld: held.withheld };
+}
+
+/**
+ * The answer as its record keeps it: what was sent, except that each secret field is null, so no copy of the
+ * database (a replica, a backup) holds a secret. Not encrypted instead: a key derived from the request is no
+ * protection, and the secret is stored only as a hash elsewhere, so it is shown once, as an API key is.
+ */
+function storedAnswer(reply: FastifyReply, result: OperationResult, body: string): StoredAnswer {
+  const secrets = result.secrets ?? [];
+  if (secrets.length === 0) return { status: result.status, body, withheld: [] };
+  const withheld = Object.fromEntries(secrets.map((field) => [field, null]));
+  return { status: result.status, body: reply.serialize({ ...(result.body as object), ...withheld }) as string, withheld: secrets };
 }

@@ -22,8 +22,16 @@ export interface RedisStore {
 const failuresInMemory = (surface: string, perMinute: number) =>
   new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `auth-failures-${surface}` });
 
-/** One-second windows; a key whose rps changes starts on fresh counters (the prefix holds the rps). */
-const inMemory = (rps: number) => new RateLimiterMemory({ points: rps, duration: 1, keyPrefix: `rps${rps}` });
+/** `points` per window of `seconds`; one-second windows by default (a key's requests per second). */
+export interface Budget {
+  points: number;
+  seconds: number;
+}
+
+/** A key whose budget changes starts on fresh counters: the prefix holds the budget (`rps20`, `60s:30`). */
+const prefix = ({ points, seconds }: Budget) => (seconds === 1 ? `rps${points}` : `${seconds}s:${points}`);
+
+const inMemory = (budget: Budget) => new RateLimiterMemory({ points: budget.points, duration: budget.seconds, keyPrefix: prefix(budget) });
 
 /**
  * Per-key budget of `rate_limit_rps` requests per one-second window. With the Redis or PostgreSQL store every
@@ -31,10 +39,10 @@ const inMemory = (rps: number) => new RateLimiterMemory({ points: rps, duration:
  * each instance counts on its own.
  */
 export class KeyRateLimiter {
-  private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
 
   private constructor(
-    private readonly make: (rps: number) => RateLimiterAbstract,
+    private readonly make: (budget: Budget) => RateLimiterAbstract,
     /**
      * Counters of failed authentications (src/http/auth-failures.ts), per minute: in Redis beside the keys'
      * when that is the store, so every instance shares a lockout and the operator's clear reaches them all;
@@ -57,13 +65,13 @@ export class KeyRateLimiter {
   static async redis(store: RedisStore): Promise<KeyRateLimiter> {
     const client = await openRedis(store.url, store.log);
     return new KeyRateLimiter(
-      (rps) =>
+      (budget) =>
         new RateLimiterRedis({
           storeClient: client,
-          points: rps,
-          duration: 1,
-          keyPrefix: `connect:rl:${store.keyPrefix}rps${rps}`,
-          insuranceLimiter: inMemory(rps),
+          points: budget.points,
+          duration: budget.seconds,
+          keyPrefix: `connect:rl:${store.keyPrefix}${prefix(budget)}`,
+          insuranceLimiter: inMemory(budget),
         }),
       (surface, perMinute) =>
         new RateLimiterRedis({
@@ -79,35 +87,49 @@ export class KeyRateLimiter {
 
   static shared(pool: pg.Pool): KeyRateLimiter {
     return new KeyRateLimiter(
-      (rps) =>
+      (budget) =>
         new RateLimiterPostgres({
           storeClient: pool,
           storeType: 'pool',
           tableName: 'rate_limit_counters',
           tableCreated: true,
           clearExpiredByTimeout: true,
-          points: rps,
-          duration: 1,
-          keyPrefix: `rps${rps}`,
+          points: budget.points,
+          duration: budget.seconds,
+          keyPrefix: prefix(budget),
         }),
     );
   }
 
   /** Spends `points` (the request's cost, see requestCost) of the key's budget for this second. */
-  async consume(keyId: string, rps: number, points = 1): Promise<RateLimitDecision> {
-    let limiter = this.limiters.get(rps);
-    if (!limiter) {
-      limiter = this.make(rps);
-      this.limiters.set(rps, limiter);
-    }
+  consume(keyId: string, rps: number, points = 1): Promise<RateLimitDecision> {
+    return this.spend(keyId, { points: rps, seconds: 1 }, points);
+  }
+
+  /** Spends `points` of the key's budget for the current window. */
+  async spend(keyId: string, budget: Budget, points = 1): Promise<RateLimitDecision> {
     try {
-      const res = await limiter.consume(keyId, points);
-      return decision(true, rps, res);
+      const res = await this.limiter(budget).consume(keyId, points);
+      return decision(true, budget.points, res);
     } catch (rejection) {
       // The library rejects with a RateLimiterRes when the budget is spent, with an Error when the store fails.
-      if (rejection instanceof RateLimiterRes) return decision(false, rps, rejection);
+      if (rejection instanceof RateLimiterRes) return decision(false, budget.points, rejection);
       throw rejection;
     }
+  }
+
+  /** Gives back `points` spent, for a request that turned out not to be one the budget limits. */
+  async giveBack(keyId: string, budget: Budget, points = 1): Promise<void> {
+    await this.limiter(budget).reward(keyId, points);
+  }
+
+  private limiter(budget: Budget): RateLimiterAbstract {
+    let limiter = this.limiters.get(prefix(budget));
+    if (!limiter) {
+      limiter = this.make(budget);
+      this.limiters.set(prefix(budget), limiter);
+    }
+    return limiter;
   }
 }
 

@@ -24,7 +24,7 @@ export function refundAddressRequestRoutes(app: App, { db, clock, idempotency, r
         description:
           'Makes a single-use link to the hosted page on which the payer chooses one of the networks the intent received money on ' +
           'and gives an address of a wallet they control (checked with the network\'s codec, checksums included where the format has one: a Solana key has none, and the page warns the payer). The `url` is ' +
-          'answered only here: send it to the payer. When they submit, the event `refund_address.submitted` carries the address. ' +
+          'answered only here (a replay under the same Idempotency-Key answers it null: it is never stored): send it to the payer. When they submit, the event `refund_address.submitted` carries the address. ' +
           'An intent that received nothing answers 400.',
         tags,
         params: Type.Object({ payment_intent_id: PathId }),
@@ -35,7 +35,8 @@ export function refundAddressRequestRoutes(app: App, { db, clock, idempotency, r
     async (request, reply) =>
       idempotency.run(request, reply, async () => async (tx) => {
         const created = await refundAddressRequests.create(tx, tenantOf(request.caller!), request.params.payment_intent_id, request.body);
-        return { status: 201, body: presentRefundAddressRequest(created, clock.now()) };
+        // The link is the payer's capability: never stored readable, so a replay answers it null.
+        return { status: 201, body: presentRefundAddressRequest(created, clock.now()), secrets: ['url'] };
       }),
   );
 

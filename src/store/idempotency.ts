@@ -11,6 +11,15 @@ export interface StoredResponse {
   request_hash: string;
   response_status: number;
   response_body: string;
+  /** Fields of the body that held a secret when answered, stored null (docs/conventions.md, Idempotency). */
+  withheld: string[];
+}
+
+/** The answer an operation writes under its key: `body` as a replay will answer it. */
+export interface StoredAnswer {
+  status: number;
+  body: string;
+  withheld: readonly string[];
 }
 
 /**
@@ -28,7 +37,7 @@ export async function claimIdempotencyKey(
     `INSERT INTO idempotency_records (organization_id, mode, idempotency_key, request_hash, expires_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
      ON CONFLICT (organization_id, mode, idempotency_key) DO UPDATE
-       SET request_hash = excluded.request_hash, response_status = NULL, response_body = NULL,
+       SET request_hash = excluded.request_hash, response_status = NULL, response_body = NULL, withheld = '{}',
            created_at = now(), expires_at = excluded.expires_at
        WHERE idempotency_records.expires_at <= now()
      RETURNING 1`,
@@ -41,7 +50,7 @@ export async function claimIdempotencyKey(
 /** The record under the key, whoever wrote it (read after a claim found the key held). */
 export async function heldResponse(sql: Sql, scope: IdempotencyScope): Promise<StoredResponse | null> {
   const [held] = await sql.query<StoredResponse>(
-    `SELECT request_hash, response_status, response_body FROM idempotency_records
+    `SELECT request_hash, response_status, response_body, withheld FROM idempotency_records
      WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3`,
     [scope.organizationId, scope.mode, scope.key],
   );
@@ -74,7 +83,8 @@ export function claimCte(claim: AnswerClaim, gate: string | null, param: (value:
        ${gate === null ? '' : `FROM ${gate}`}
        ON CONFLICT (organization_id, mode, idempotency_key) DO UPDATE
          SET request_hash = excluded.request_hash, response_status = excluded.response_status,
-             response_body = excluded.response_body, created_at = now(), expires_at = excluded.expires_at
+             response_body = excluded.response_body, withheld = excluded.withheld, created_at = now(),
+             expires_at = excluded.expires_at
          WHERE idempotency_records.expires_at <= now()
        RETURNING 1
      )`;
@@ -83,23 +93,18 @@ export function claimCte(claim: AnswerClaim, gate: string | null, param: (value:
 /** The answer already stored under a live key, read without taking it (before an operation's outside work). */
 export async function findIdempotentResponse(sql: Sql, scope: IdempotencyScope): Promise<StoredResponse | null> {
   const [held] = await sql.query<StoredResponse>(
-    `SELECT request_hash, response_status, response_body FROM idempotency_records
+    `SELECT request_hash, response_status, response_body, withheld FROM idempotency_records
      WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 AND expires_at > now() AND response_status IS NOT NULL`,
     [scope.organizationId, scope.mode, scope.key],
   );
   return held ?? null;
 }
 
-export async function storeIdempotentResponse(
-  tx: Sql,
-  scope: IdempotencyScope,
-  status: number,
-  body: string,
-): Promise<void> {
+export async function storeIdempotentResponse(tx: Sql, scope: IdempotencyScope, answer: StoredAnswer): Promise<void> {
   await tx.query(
-    `UPDATE idempotency_records SET response_status = $4, response_body = $5
+    `UPDATE idempotency_records SET response_status = $4, response_body = $5, withheld = $6
      WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3`,
-    [scope.organizationId, scope.mode, scope.key, status, body],
+    [scope.organizationId, scope.mode, scope.key, answer.status, answer.body, answer.withheld],
   );
 }
 

@@ -5,6 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import type { ContextOptions } from '../../src/context.js';
 import { startTestApp, type TestApp } from './app.js';
+import { UNLIMITED_PAGES } from './pages.js';
 
 // jsqr is a CommonJS module whose types declare an ES default export; require gives the function itself.
 const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
@@ -48,7 +49,7 @@ export interface BrowserRig {
 }
 
 export async function startBrowserRig(options: ContextOptions = {}): Promise<BrowserRig> {
-  const t = await startTestApp({ pagesRequestsPerSecond: 100_000 }, undefined, options);
+  const t = await startTestApp(UNLIMITED_PAGES, undefined, options);
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const browser = await launchBrowser();
   return {

@@ -3,6 +3,9 @@ import { Decimal } from '../../src/domain/money.js';
 import type { IntentView } from '../../src/use-cases/payment-intents.js';
 import type { TestApp } from './app.js';
 
+/** Page budgets no test reaches by accident: per address, and the ceilings on lookups by ref_code that miss. */
+export const UNLIMITED_PAGES = { pagesRequestsPerSecond: 100_000, pagesMissesPerMinutePerAddress: 100_000, pagesMissesPerMinute: 100_000 };
+
 /** The public status route of an intent's page. */
 export const statusPath = (id: string) => `/pay/i/${id}/status`;
 

@@ -24,8 +24,8 @@ export const RefundAddressRequest = Type.Object(
     url: Nullable(
       Type.String({
         description:
-          'The single-use link to send the payer. Only in the answer that created the request (and its idempotent replay): ' +
-          'the link is stored hashed, so later reads answer null.',
+          'The single-use link to send the payer. Only in the answer that created the request: the link is stored hashed, ' +
+          'so later reads, and a replay of that answer under its Idempotency-Key (header Idempotent-Replay-Withheld: url), answer null.',
       }),
     ),
     status: Type.Union([Type.Literal('open'), Type.Literal('submitted'), Type.Literal('expired'), Type.Literal('cancelled')], {
