@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../domain/api-keys.js';
+import type { ExternalRef } from '../domain/identifiers.js';
 import type { Sql } from './database.js';
 import type { Tenant } from './tenancy.js';
 
@@ -8,7 +9,7 @@ import type { Tenant } from './tenancy.js';
  * unique (organization, mode, external_ref): the loser's insert waits for the winner, does nothing, and
  * then reads the winner's row, so exactly one profile ever exists.
  */
-export async function ensureProfile(tx: Sql, organizationId: string, mode: KeyMode, externalRef: string): Promise<string> {
+export async function ensureProfile(tx: Sql, organizationId: string, mode: KeyMode, externalRef: ExternalRef): Promise<string> {
   const [inserted] = await tx.query<{ id: string }>(
     `INSERT INTO profiles (id, organization_id, mode, external_ref) VALUES ($1, $2, $3, $4)
      ON CONFLICT (organization_id, mode, external_ref) DO NOTHING RETURNING id`,
@@ -19,7 +20,7 @@ export async function ensureProfile(tx: Sql, organizationId: string, mode: KeyMo
   return id!;
 }
 
-export async function findProfileId(sql: Sql, organizationId: string, mode: KeyMode, externalRef: string): Promise<string | null> {
+export async function findProfileId(sql: Sql, organizationId: string, mode: KeyMode, externalRef: ExternalRef): Promise<string | null> {
   const [row] = await sql.query<{ id: string }>(
     'SELECT id FROM profiles WHERE organization_id = $1 AND mode = $2 AND external_ref = $3',
     [organizationId, mode, externalRef],
@@ -31,7 +32,7 @@ export async function findProfileId(sql: Sql, organizationId: string, mode: KeyM
  * A list's `external_ref` filter as a profile id: undefined when no filter was given, null when the ref was
  * never used (the list is then empty without a query).
  */
-export async function profileFilter(sql: Sql, tenant: Tenant, externalRef: string | undefined): Promise<string | null | undefined> {
+export async function profileFilter(sql: Sql, tenant: Tenant, externalRef: ExternalRef | undefined): Promise<string | null | undefined> {
   if (externalRef === undefined) return undefined;
   return findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
 }
