@@ -93,3 +93,26 @@ export function unescapeIdentifier(text: string): string | null {
 
 /** A list's optional `external_ref` filter under the same rule: undefined when none was given. */
 export const externalRefFilter = (value: string | undefined): ExternalRef | undefined => (value === undefined ? undefined : externalRef(value));
+
+/**
+ * The stored refs a search text may mean: as typed, trimmed (a pasted ref keeps no stray space, but a stored one
+ * may end in one), unescaped (the `\u{…}` form the dashboard shows), each as is (a row stored before the rule) and
+ * in NFC (how refs are stored now).
+ */
+export function searchedRefs(text: string): string[] {
+  const typed = [text, text.trim()];
+  const unescaped = typed.map(unescapeIdentifier).filter((ref): ref is string => ref !== null);
+  return [...new Set([...typed, ...unescaped].flatMap((ref) => [ref, ref.normalize('NFC')]))].filter((ref) => ref.length > 0);
+}
+
+/** What a ref stored before the rule breaks of it, or null: not NFC (then its NFC form is another ref), or the rule. */
+export function storedRefProblem(stored: string): string | null {
+  const normalized = stored.normalize('NFC');
+  if (normalized !== stored) return `is not NFC: as the API now reads it, it is ${escapeIdentifier(normalized)}`;
+  return identifierProblem(stored);
+}
+
+/** What a ref shows to a reader: NFC, without the characters the rule refuses, without edge spaces. */
+export function visibleForm(value: string): string {
+  return [...value.normalize('NFC')].filter((char) => !isRefusedCharacter(char)).join('').trim();
+}

@@ -36,3 +36,30 @@ export async function profileFilter(sql: Sql, tenant: Tenant, externalRef: Exter
   if (externalRef === undefined) return undefined;
   return findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
 }
+
+export interface StoredProfile {
+  id: string;
+  organization_id: string;
+  mode: KeyMode;
+  external_ref: string;
+}
+
+/** Profiles in id order after `afterId` (null: from the first): a walk over every profile, a page at a time. */
+export function profilesAfter(sql: Sql, afterId: string | null, limit: number): Promise<StoredProfile[]> {
+  return sql.query<StoredProfile>(
+    `SELECT id, organization_id, mode, external_ref FROM profiles WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT ${limit}`,
+    [afterId],
+  );
+}
+
+/** For each (organization, mode, ref) asked, the id of the profile holding exactly that ref, or null. */
+export async function profilesByRef(sql: Sql, wanted: readonly { organization_id: string; mode: KeyMode; external_ref: string }[]): Promise<(string | null)[]> {
+  if (wanted.length === 0) return [];
+  const rows = await sql.query<{ i: number; id: string }>(
+    `SELECT w.i, p.id FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w(organization_id, mode, external_ref, i)
+     JOIN profiles p ON p.organization_id = w.organization_id AND p.mode = w.mode AND p.external_ref = w.external_ref`,
+    [wanted.map((w) => w.organization_id), wanted.map((w) => w.mode), wanted.map((w) => w.external_ref)],
+  );
+  const found = new Map(rows.map((r) => [Number(r.i), r.id]));
+  return wanted.map((_, i) => found.get(i + 1) ?? null);
+}
