@@ -183,6 +183,7 @@ await call('POST', `${A}/organizations/{id}/webhooks/{mode}/replay`, {
   body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), state: 'none' },
 });
 await call('GET', `${A}/ledger/verification`);
+await call('GET', `${A}/identifiers/check`);
 await call('GET', `${A}/organizations/{id}/reports/transactions`, { path: { id: org.id }, query: { mode: 'test', from: today, to: today, format: 'csv' } });
 await call('GET', `${A}/deposits/quarantined`, { query: { network: 'ethereum' } });
 // Reconciliation reads live chains: here there are none, so the lists are empty (docs/reconciliation.md shows one).

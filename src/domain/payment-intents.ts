@@ -17,7 +17,6 @@ export const REF_CODE_DRAWS = 10;
 /** USDT on a non-Solana network needs an amount above this (network fees make smaller ones uneconomic). */
 export const USDT_NON_SOLANA_FLOOR = new Decimal('5.5');
 export const MAX_CURRENCIES = 10;
-export const MAX_EXTERNAL_REF = 255;
 export const MAX_DESCRIPTION = 500;
 export const MAX_METADATA_KEYS = 50;
 /** Metadata keys are short names, as with the best-known payments APIs (40 characters). */

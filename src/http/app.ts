@@ -12,6 +12,7 @@ import { adminAuthLockoutRoutes } from '../routes/admin/auth-lockouts.js';
 import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminSolanaRoutes } from '../routes/admin/solana.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
+import { adminIdentifierRoutes } from '../routes/admin/identifiers.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
 import { adminReportRoutes } from '../routes/admin/reports.js';
 import { adminMetricsRoutes } from '../routes/admin/metrics.js';
@@ -137,6 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminWebhookRoutes(admin, ctx);
         adminMetricsRoutes(admin, ctx);
         adminLedgerRoutes(admin, ctx);
+        adminIdentifierRoutes(admin, ctx);
         adminReportRoutes(admin, ctx);
         adminDepositRoutes(admin, ctx);
         adminSolanaRoutes(admin, ctx);

@@ -7,7 +7,6 @@ import { ERROR_HTTP, errorEnvelope } from './error-codes.js';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const BODY_LIMIT_BYTES = 256 * 1024;
-const BODY_LIMIT_KIB = BODY_LIMIT_BYTES / 1024;
 
 /** `/metadata/foo` → `metadata.foo`: the name a client used for the field. */
 function paramName(path: string, child?: string): string | null {
@@ -67,7 +66,8 @@ function expectation(first: ValidationDetail, details: ValidationDetail[]): stri
   return first.message ?? 'is invalid';
 }
 
-function classify(error: FastifyError): { code: ErrorCode; param: string | null; message: string } {
+/** `bodyLimit`: the route's own, where it has one (the owner-key import). */
+function classify(error: FastifyError, bodyLimit?: number): { code: ErrorCode; param: string | null; message: string } {
   if (error instanceof DomainError) return { code: error.code, param: error.param, message: error.message };
   if (error.validation) {
     const detail = describeValidation(error.validation);
@@ -79,7 +79,7 @@ function classify(error: FastifyError): { code: ErrorCode; param: string | null;
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { code: 'unsupported_media_type', param: null, message: 'Request bodies must be sent as application/json.' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { code: 'request_too_large', param: null, message: `The request body is larger than ${BODY_LIMIT_KIB} KiB.` };
+      return { code: 'request_too_large', param: null, message: `The request body is larger than ${(bodyLimit ?? BODY_LIMIT_BYTES) / 1024} KiB.` };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { code: 'invalid_json', param: null, message: 'The request body is not valid JSON.' };
@@ -120,7 +120,7 @@ export function installErrorHandling(
   pageFor: () => UnknownPage | null = () => null,
 ): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const { code, param, message } = classify(error);
+    const { code, param, message } = classify(error, request.routeOptions.bodyLimit);
     if (code === 'internal_error') request.log.error({ err: error }, 'request failed');
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'request failed: the database is unavailable');

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { ERROR_CODES } from '../domain/errors.js';
+import { MAX_IDENTIFIER } from '../domain/identifiers.js';
 
 export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -13,7 +14,11 @@ export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(sch
 export const RequestText = (maxLength: number, options: Record<string, unknown> = {}) => Type.String({ maxLength, ...options });
 /** An asset or network code as sent; unknown codes are the catalog's 400, not a schema failure. */
 export const CodeText = (description: string) => RequestText(32, { description });
-export const ExternalRefText = (description: string) => RequestText(255, { description });
+/** An identifier's rule (NFC, no invisible characters) is src/domain/identifiers.ts, applied where the ref is used. */
+export const ExternalRefText = (description: string) =>
+  RequestText(MAX_IDENTIFIER, {
+    description: `${description} Up to ${MAX_IDENTIFIER} characters, compared after NFC normalization; control, format (zero-width, bidi), separator and unassigned characters and edge spaces are refused (docs/conventions.md#identifiers).`,
+  });
 /**
  * The longest path parameter the router takes (longer is 414): room for an external_ref (255). Ids get
  * their route's own malformed-id answer below that (a contract matter: 404 for events, 400 for intents).

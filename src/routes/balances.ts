@@ -3,7 +3,7 @@ import type { App, AppContext } from '../http/context.js';
 import { presentTenantBalance, presentUserBalance, TenantBalance, UserBalance } from '../http/resources/balance.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS } from '../http/schemas.js';
 import { tenantOf } from '../store/tenancy.js';
-import { checkExternalRef } from '../use-cases/payment-intents.js';
+import { externalRef } from '../domain/identifiers.js';
 
 const tags = ['balances'];
 
@@ -24,7 +24,7 @@ export function balanceRoutes(app: App, { db, balances }: AppContext): void {
     },
     async (request) => {
       const tenant = tenantOf(request.caller!);
-      const ref = request.query.external_ref;
+      const ref = request.query.external_ref === undefined ? undefined : externalRef(request.query.external_ref);
       return ref === undefined ? presentTenantBalance(await balances.ofTenant(db, tenant)) : presentUserBalance(ref, await balances.ofUser(db, tenant, ref));
     },
   );
@@ -42,7 +42,7 @@ export function balanceRoutes(app: App, { db, balances }: AppContext): void {
       },
     },
     async (request) => {
-      const ref = checkExternalRef(request.params.external_ref)!;
+      const ref = externalRef(request.params.external_ref);
       return presentUserBalance(ref, await balances.ofUser(db, tenantOf(request.caller!), ref));
     },
   );

@@ -1,4 +1,5 @@
 import type { KeyMode } from '../domain/api-keys.js';
+import { searchedRefs } from '../domain/identifiers.js';
 import { isUuid } from '../domain/ids.js';
 import { isRefCode } from '../domain/payment-intents.js';
 import type { Sql } from './database.js';
@@ -47,12 +48,14 @@ const branch = (kind: ObjectKind, matched: MatchedBy, where: string, joins = '')
  * Everything one identifier names, in every organization and mode: by id (any object), ref code, external_ref
  * (the user's intents and payouts), on-chain hash (transactions, payouts, and any transaction signed for a live
  * payout, a replaced one too) or deposit address. Only lookups the query's shape allows are run, each on an index
- * (migration 017). `query` is trimmed, at most 255 characters and free of control characters (the caller checks).
+ * (migration 017). `text` is the box's text as sent: trimmed here for every lookup but the external_ref's, which
+ * tries each ref the text may mean (`searchedRefs`: as sent, trimmed, unescaped, NFC).
  */
-export async function searchObjects(sql: Sql, query: string): Promise<Found[]> {
+export async function searchObjects(sql: Sql, text: string): Promise<Found[]> {
+  const query = text.trim();
   const branches = [
-    branch('payment_intent', 'external_ref', 'p.external_ref = $1', 'JOIN profiles p ON o.profile_id = p.id'),
-    branch('payout', 'external_ref', 'p.external_ref = $1', 'JOIN profiles p ON o.profile_id = p.id'),
+    branch('payment_intent', 'external_ref', 'p.external_ref = ANY($2::text[])', 'JOIN profiles p ON o.profile_id = p.id'),
+    branch('payout', 'external_ref', 'p.external_ref = ANY($2::text[])', 'JOIN profiles p ON o.profile_id = p.id'),
     branch('transaction', 'tx_hash', 'lower(o.tx_hash) = lower($1)'),
     branch('payout', 'tx_hash', 'lower(o.tx_hash) = lower($1)'),
     branch(
@@ -71,7 +74,7 @@ export async function searchObjects(sql: Sql, query: string): Promise<Found[]> {
     `SELECT DISTINCT f.kind, f.id, f.matched, f.organization_id, g.name AS organization_name, f.mode, f.summary, f.created_at
      FROM (${branches.join(' UNION ALL ')}) f JOIN organizations g ON g.id = f.organization_id
      ORDER BY f.created_at DESC, f.id LIMIT ${MAX_FOUND}`,
-    [query],
+    [query, searchedRefs(text)],
   );
 }
 

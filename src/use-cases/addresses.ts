@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../domain/access.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
+import { externalRefFilter, type ExternalRef } from '../domain/identifiers.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import type { CustodyProvider, DepositAddress } from '../providers/custody/index.js';
@@ -30,7 +31,7 @@ export interface PreparedAddress {
   id: string;
   tenant: Tenant;
   input: CreateAddressInput;
-  externalRef: string | null;
+  externalRef: ExternalRef | null;
   minted: DepositAddress;
 }
 
@@ -92,7 +93,7 @@ export class Addresses {
   }
 
   async list(sql: Sql, tenant: Tenant, filters: AddressListFilters, page: PageRequest): Promise<Page<AddressRow>> {
-    const profileId = await profileFilter(sql, tenant, filters.external_ref);
+    const profileId = await profileFilter(sql, tenant, externalRefFilter(filters.external_ref));
     if (profileId === null) return { rows: [], hasMore: false };
     return listAddresses(sql, tenant, { profileId, asset: filters.asset, network: filters.network }, page);
   }

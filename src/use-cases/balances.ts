@@ -1,5 +1,6 @@
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
+import type { ExternalRef } from '../domain/identifiers.js';
 import { Decimal } from '../domain/money.js';
 import { valueHoldings } from '../domain/valuation.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
@@ -36,7 +37,7 @@ export class Balances {
   ) {}
 
   /** One end user's balances; an external_ref never used holds nothing (an empty list, not an error). */
-  async ofUser(sql: Sql, tenant: Tenant, externalRef: string): Promise<BalanceView> {
+  async ofUser(sql: Sql, tenant: Tenant, externalRef: ExternalRef): Promise<BalanceView> {
     const profileId = await findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
     return this.valued(profileId === null ? [] : await holdingsOf(sql, tenant, profileId));
   }

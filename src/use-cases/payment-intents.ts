@@ -5,12 +5,11 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
 import { checkDecimals, checkExactAsNumber, Decimal, parseAmount } from '../domain/money.js';
-import { UNSTORABLE } from '../domain/text.js';
+import { externalRef, externalRefFilter, type ExternalRef } from '../domain/identifiers.js';
 import {
   generateRefCode,
   MAX_CURRENCIES,
   MAX_DESCRIPTION,
-  MAX_EXTERNAL_REF,
   MAX_METADATA_KEY,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE,
@@ -40,16 +39,9 @@ export interface CreateIntentInput {
 export type IntentView = intents.IntentWithParts;
 
 
-export function checkExternalRef(externalRef: string | null | undefined): string | null {
-  if (externalRef === null || externalRef === undefined) return null;
-  if (externalRef.length === 0 || externalRef.length > MAX_EXTERNAL_REF) {
-    throw new DomainError('invalid_request', `external_ref must be 1 to ${MAX_EXTERNAL_REF} characters.`, 'external_ref');
-  }
-  // Checked here too for a ref in the path, which the request guard leaves to each route.
-  if (UNSTORABLE.test(externalRef)) {
-    throw new DomainError('invalid_request', 'external_ref contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.', 'external_ref');
-  }
-  return externalRef;
+/** An optional external_ref as sent, under the identifier rule (src/domain/identifiers.ts); null when absent. */
+export function checkExternalRef(value: string | null | undefined): ExternalRef | null {
+  return value === null || value === undefined ? null : externalRef(value);
 }
 
 function checkMetadata(metadata: CreateIntentInput['metadata']): void {
@@ -72,7 +64,7 @@ function checkMetadata(metadata: CreateIntentInput['metadata']): void {
 export interface PreparedIntent {
   id: string;
   tenant: Tenant;
-  externalRef: string | null;
+  externalRef: ExternalRef | null;
   amount: Decimal;
   currencies: string[];
   description: string | null;
@@ -206,7 +198,7 @@ export class PaymentIntents {
 
   /** Newest first; an external_ref that never was used lists nothing. */
   async list(sql: Sql, tenant: Tenant, externalRef: string | undefined, page: PageRequest) {
-    const profileId = await profileFilter(sql, tenant, externalRef);
+    const profileId = await profileFilter(sql, tenant, externalRefFilter(externalRef));
     if (profileId === null) return { rows: [] as IntentView[], hasMore: false };
     return intents.listIntents(sql, tenant, profileId, page);
   }

@@ -3,6 +3,7 @@ import type { Caller } from '../domain/access.js';
 import type { AssetNetwork, Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
+import { externalRefFilter, type ExternalRef } from '../domain/identifiers.js';
 import { isUuid } from '../domain/ids.js';
 import { checkDecimals, Decimal, parseAmount } from '../domain/money.js';
 import { withoutUrls } from '../domain/text.js';
@@ -211,7 +212,7 @@ export class Payouts {
     return option!;
   }
 
-  private async knownProfile(tenant: Tenant, externalRef: string): Promise<{ profileId: string } | null> {
+  private async knownProfile(tenant: Tenant, externalRef: ExternalRef): Promise<{ profileId: string } | null> {
     const profileId = await findProfileId(this.db, tenant.organizationId, tenant.mode, externalRef);
     return profileId === null ? null : { profileId };
   }
@@ -618,7 +619,7 @@ export class Payouts {
     filters: { kind?: PayoutKind; externalRef?: string; paymentIntentId?: string; statuses?: PayoutStatus[] },
     page: PageRequest,
   ): Promise<Page<PayoutRow>> {
-    const profileId = await profileFilter(sql, tenant, filters.externalRef);
+    const profileId = await profileFilter(sql, tenant, externalRefFilter(filters.externalRef));
     if (profileId === null) return { rows: [], hasMore: false };
     return store.listPayouts(sql, tenant, { kind: filters.kind ?? 'payout', profileId, paymentIntentId: filters.paymentIntentId, statuses: filters.statuses }, page);
   }

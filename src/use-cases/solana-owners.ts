@@ -19,7 +19,7 @@ export async function importOwnerKeys(db: Database, catalog: Catalog, network: s
   if (catalog.network(network)?.address_format !== 'solana') {
     throw new DomainError('invalid_request', `${network} is not a Solana network of the catalog.`, 'network');
   }
-  const checked = checkOwnerKeys(entries);
+  const checked = await checkOwnerKeys(entries);
   if ('problems' in checked) throw new DomainError('invalid_request', `Nothing was imported: ${checked.problems.join('; ')}.`, 'keys');
   const imported = await importOwners(db, network, checked.keys);
   return { network, received: checked.keys.length, imported, free: (await freeOwners(db)).get(network) ?? 0 };

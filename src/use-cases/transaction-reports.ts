@@ -1,5 +1,6 @@
 import type { Catalog } from '../domain/catalog.js';
 import { csvLine, number, text, type CsvCell } from '../domain/csv.js';
+import { externalRefFilter } from '../domain/identifiers.js';
 import { DomainError } from '../domain/errors.js';
 import { Decimal } from '../domain/money.js';
 import { valueAt } from '../domain/unit-prices.js';
@@ -7,7 +8,6 @@ import type { Sql } from '../store/database.js';
 import { findProfileId } from '../store/profiles.js';
 import { movementsPage, openingBalances, type MovementRow, type StatementOwner } from '../store/statements.js';
 import type { Tenant } from '../store/tenancy.js';
-import { checkExternalRef } from './payment-intents.js';
 
 type FiatCurrency = Catalog['data']['fiat_currencies'][number];
 
@@ -177,15 +177,17 @@ export class TransactionReports {
   ) {}
 
   /** Checks the request (errors are thrown before anything is written) and answers the statement to stream. */
-  async open(sql: Sql, tenant: Tenant, request: ReportRequest): Promise<ReportStream> {
+  async open(sql: Sql, tenant: Tenant, asked: ReportRequest): Promise<ReportStream> {
+    // The statement names the ref as stored (NFC), whatever form it was asked in.
+    const externalRef = externalRefFilter(asked.externalRef);
+    const request = { ...asked, externalRef };
     if (request.to.getTime() <= request.from.getTime()) throw new DomainError('invalid_request', 'to must be after from.', 'to');
     if (request.to.getTime() - request.from.getTime() > MAX_REPORT_DAYS * DAY_MS) {
       throw new DomainError('invalid_request', `A statement covers at most ${MAX_REPORT_DAYS} days; split the range.`, 'to');
     }
-    checkExternalRef(request.externalRef);
     const fiats = this.fiatsOf(request.fiats);
     // An external_ref never used is an end user who holds nothing: an empty statement, never a 404.
-    const profileId = request.externalRef === undefined ? undefined : await findProfileId(sql, tenant.organizationId, tenant.mode, request.externalRef);
+    const profileId = externalRef === undefined ? undefined : await findProfileId(sql, tenant.organizationId, tenant.mode, externalRef);
     const writer = request.format === 'csv' ? csvWriter(request, fiats) : jsonWriter(request, fiats);
     return {
       contentType: request.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',

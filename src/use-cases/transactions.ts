@@ -1,4 +1,5 @@
 import { notFound } from '../domain/errors.js';
+import { externalRefFilter } from '../domain/identifiers.js';
 import { isUuid } from '../domain/ids.js';
 import type { Sql } from '../store/database.js';
 import { findTransaction, listTransactions, type TransactionFilters, type TransactionRow } from '../store/transactions.js';
@@ -16,7 +17,7 @@ export class Transactions {
     page: PageRequest,
   ): Promise<Page<TransactionRow>> {
     const { externalRef, ...rest } = filters;
-    const profileId = await profileFilter(sql, tenant, externalRef);
+    const profileId = await profileFilter(sql, tenant, externalRefFilter(externalRef));
     if (profileId === null) return { rows: [], hasMore: false };
     return listTransactions(sql, tenant, { ...rest, profileId }, page);
   }

@@ -3,8 +3,13 @@ import type { App, AppContext } from '../../http/context.js';
 import { CodeText, errorResponses, RequestText } from '../../http/schemas.js';
 import { importOwnerKeys } from '../../use-cases/solana-owners.js';
 
-/** As many keys as one request may carry: a year of addresses for most deployments, in well under a second. */
-const MAX_KEYS = 10_000;
+/** As many keys as one request may carry: a year of addresses for most deployments. */
+export const MAX_KEYS = 10_000;
+/**
+ * This route's body limit, above the API's 256 KiB (about 2,600 keys): an entry is at most 206 bytes as compact
+ * JSON (a 44-character key, a 128-character path), so 10,000 of them fit even indented, with room to spare.
+ */
+export const OWNER_KEYS_BODY_LIMIT = 4 * 1024 * 1024;
 
 const OwnerKeys = Type.Object(
   {
@@ -39,15 +44,17 @@ export function adminSolanaRoutes(app: App, { db, catalog }: AppContext): void {
   app.post(
     '/solana/owner-keys',
     {
+      bodyLimit: OWNER_KEYS_BODY_LIMIT,
       schema: {
         summary: "Add owner public keys to a Solana network's deposit address pool",
         description:
           'Every live Solana deposit address is one of these keys, handed out once (ed25519 keys cannot be derived from a public key, ' +
           'so the operator derives them offline from a seed and imports the public halves; never a private key). Importing a key ' +
-          'again changes nothing. One invalid entry refuses the whole request, naming each problem. See docs/live-solana.md.',
+          'again changes nothing. One invalid entry refuses the whole request, naming each problem. At most 10,000 keys (a body of ' +
+          'up to 4 MiB). See docs/live-solana.md.',
         tags: ['operator'],
         body: OwnerKeys,
-        response: { 200: OwnerImport, ...errorResponses(400, 401, 422) },
+        response: { 200: OwnerImport, ...errorResponses(400, 401, 413, 422) },
       },
     },
     async (request) => ({ object: 'solana_owner_import' as const, ...(await importOwnerKeys(db, catalog, request.body.network, request.body.keys)) }),

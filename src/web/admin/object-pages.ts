@@ -1,9 +1,11 @@
 import type { KeyMode } from '../../domain/api-keys.js';
 import { DomainError } from '../../domain/errors.js';
+import { escapeIdentifier } from '../../domain/identifiers.js';
+import { UNSTORABLE } from '../../domain/text.js';
 import { MAX_FOUND, OBJECT_KINDS, type Found, type IntentRefund, type ObjectKind } from '../../store/search.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
 import { payoutUrl } from './payout-pages.js';
-import { DASHBOARD, dashboardPage, facts, MAX_SEARCH_LENGTH, modeName, table, time, type PageContext } from './pages.js';
+import { DASHBOARD, dashboardPage, facts, identifier, MAX_SEARCH_LENGTH, modeName, table, time, type PageContext } from './pages.js';
 
 export const isObjectKind = (value: string): value is ObjectKind => (OBJECT_KINDS as readonly string[]).includes(value);
 
@@ -19,17 +21,16 @@ export function objectLink(kind: string | null, id: string, mode: KeyMode): Safe
 }
 
 /**
- * The search box's text, trimmed; null when empty. Anything the box could not have produced is refused with a
- * 400 page, never passed on: a repeated parameter, an overlong text, control characters (PostgreSQL refuses NUL).
+ * The search box's text as sent (an external_ref stored before the identifier rule may hold spaces at its ends, a
+ * TAB or a line break: nothing is trimmed away here); null when blank. Refused with a 400 page: a repeated
+ * parameter, an overlong text, what no stored text can hold (NUL, an unpaired surrogate).
  */
 export function searchTerm(raw: unknown): string | null {
   if (raw === undefined) return null;
   if (typeof raw !== 'string') throw new DomainError('invalid_request', 'Search for one text at a time.', 'q');
-  const term = raw.trim();
-  if (term.length > MAX_SEARCH_LENGTH) throw new DomainError('invalid_request', `A search is at most ${MAX_SEARCH_LENGTH} characters.`, 'q');
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f]/.test(term)) throw new DomainError('invalid_request', 'A search cannot contain control characters.', 'q');
-  return term || null;
+  if ([...raw].length > MAX_SEARCH_LENGTH) throw new DomainError('invalid_request', `A search is at most ${MAX_SEARCH_LENGTH} characters.`, 'q');
+  if (UNSTORABLE.test(raw)) throw new DomainError('invalid_request', 'A search cannot contain NUL or an unpaired surrogate.', 'q');
+  return raw.trim() === '' ? null : raw;
 }
 
 const KIND_NAMES: Record<ObjectKind, string> = {
@@ -56,7 +57,8 @@ export function searchPage(ctx: PageContext, term: string | null, found: Found[]
   }
   return dashboardPage(
     ctx,
-    `Search: ${term}`,
+    // A title holds no markup: the text as the dashboard escapes identifiers, so an invisible character shows.
+    `Search: ${escapeIdentifier(term)}`,
     found.length === 0
       ? html`<p class="empty">Nothing matches.</p>`
       : html`${found.length === MAX_FOUND ? html`<p>The first ${MAX_FOUND} matches, newest first.</p>` : null}
@@ -83,6 +85,7 @@ function value(column: string, raw: unknown, mode: KeyMode): Fragment {
   if (raw === null || raw === undefined) return '—';
   if (raw instanceof Date) return time(raw);
   if (column === 'organization_id') return html`<a href="${DASHBOARD}/organizations/${String(raw)}"><code>${String(raw)}</code></a>`;
+  if (column === 'external_ref') return identifier(String(raw));
   if (column === 'ref_code') return html`<a href="/pay/${String(raw)}">${String(raw)}</a>`;
   const linked = /^(payment_intent|address|transaction)_id$/.exec(column)?.[1];
   if (linked) return objectLink(linked, String(raw), mode);

@@ -14,7 +14,7 @@ import type { CreatedApiKey } from '../../use-cases/operator.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
 import { objectLink } from './object-pages.js';
-import { actionButton, DASHBOARD, dashboardPage, modeName, table, time, type Column, type PageContext } from './pages.js';
+import { actionButton, DASHBOARD, dashboardPage, identifier, modeName, table, time, type Column, type PageContext } from './pages.js';
 
 const orgUrl = (organization: OrganizationRow) => `${DASHBOARD}/organizations/${organization.id}`;
 
@@ -150,7 +150,7 @@ const intents: ListPage<IntentView> = {
     { label: 'Amount', cell: (i) => `${i.amount} ${i.currency}`, numeric: true },
     { label: 'Received', cell: (i) => i.amount_received, numeric: true },
     { label: 'Status', cell: (i) => effectiveStatus(i, page.now) },
-    { label: 'External ref', cell: (i) => i.external_ref ?? '—' },
+    { label: 'External ref', cell: (i) => (i.external_ref === null ? '—' : identifier(i.external_ref)) },
     { label: 'Id', cell: (i) => objectLink('payment_intent', i.id, mode) },
     { label: 'Created', cell: (i) => time(i.created_at) },
   ],

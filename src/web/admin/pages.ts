@@ -1,11 +1,15 @@
 import type { KeyMode } from '../../domain/api-keys.js';
+import { codePoint, escapeIdentifier, isRefusedCharacter, MAX_IDENTIFIER } from '../../domain/identifiers.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
 
 export const DASHBOARD = '/admin';
 
-/** The longest search: an external_ref (the API allows 255 characters) is the longest identifier searched for. */
-export const MAX_SEARCH_LENGTH = 255;
+/**
+ * The longest search, in characters: an external_ref (255) as the dashboard escapes it, each character at most
+ * `\u{10FFFF}`, the longest identifier searched for.
+ */
+export const MAX_SEARCH_LENGTH = MAX_IDENTIFIER * '\\u{10FFFF}'.length;
 
 /** What every signed-in page needs: its stylesheet and the session's CSRF token for its forms. */
 export interface PageContext {
@@ -100,6 +104,22 @@ ${next ? html`<p class="pager"><a href="${next}" rel="next">Next page</a></p>` :
 }
 
 export const time = (at: Date | null) => (at ? html`<time datetime="${at.toISOString()}">${at.toISOString().replace('T', ' ').slice(0, 19)}</time>` : '—');
+
+/**
+ * An identifier (an external_ref) shown so that lookalikes differ: isolated from the text around it (<bdi>), every
+ * character outside printable ASCII marked with its code point, an invisible one (or an edge space) shown as its
+ * code point only, and then the whole ref escaped to ASCII, which the search box also takes.
+ */
+export function identifier(value: string): SafeHtml {
+  const chars = [...value];
+  const marked = chars.map((char, i) => {
+    const edgeSpace = char === ' ' && (i === 0 || i === chars.length - 1);
+    if (edgeSpace || isRefusedCharacter(char)) return html`<mark class="invisible" title="${codePoint(char)}">${codePoint(char)}</mark>`;
+    return char >= ' ' && char <= '~' ? char : html`<mark title="${codePoint(char)}">${char}</mark>`;
+  });
+  const escaped = escapeIdentifier(value);
+  return html`<bdi class="identifier">${marked}</bdi>${escaped === value ? null : html` <code class="escaped" title="The ref in ASCII: every other character as \\u{…}">${escaped}</code>`}`;
+}
 
 export function facts(entries: [string, Fragment][]): SafeHtml {
   return html`<dl class="facts">${entries.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
