@@ -3,7 +3,7 @@ import { deadlinePassed, expiryVerdict, type Deadline, type ExpiryObservation } 
 
 const solana: Deadline = { kind: 'last_valid_height', height: 1_000n };
 const tron: Deadline = { kind: 'expiration_ms', at: 1_795_000_060_000n };
-const seen = (over: Partial<ExpiryObservation>): ExpiryObservation => ({ deadline: solana, finalPoint: 990n, found: null, ...over });
+const seen = (over: Partial<ExpiryObservation>): ExpiryObservation => ({ deadline: solana, finalPoint: 990n, found: null, absenceProven: true, ...over });
 
 describe('the deadline of a transaction without a nonce', () => {
   it('Solana: a blockhash is valid through lastValidBlockHeight, so only a finalized height above it has passed the deadline', () => {

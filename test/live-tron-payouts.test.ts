@@ -13,7 +13,7 @@ import { HOT_WALLET, tronPayoutKit, useTronPayoutWorld, USDT } from './support/t
  * node speaking java-tron's HTTP API (test/support/tron/fake-node.ts) that checks every signature with TronWeb.
  */
 const world = useTronPayoutWorld();
-const { fundedTenant, pay, statusOf, sweep, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
+const { fundedTenant, pay, statusOf, sweep, sweepTwice, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
 const CONFIRMATIONS = 20;
 
 beforeAll(() => {
@@ -173,6 +173,10 @@ describe('a transaction that never lands', () => {
 
     world.node.dropBroadcasts = false;
     world.node.mineUntilSolidAt(expiration);
+    // One sighting past the deadline is not proof: a later attempt must see it again.
+    await sweep();
+    expect(await recorded(payout.id)).toEqual([expect.objectContaining({ tx_id: first, status: 'broadcast' })]);
+    expect(await lastError(payout.id)).toMatch(/believed once a later attempt/);
     await sweep();
     const second = await statusOf(tenant.key, payout.id);
     expect(second.status).toBe('processing');
@@ -207,7 +211,7 @@ describe('a transaction that never lands', () => {
       const current = (await recorded(payout.id)).at(-1)!;
       expect(current.signing).toBe(signing);
       world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-      await sweep();
+      await sweepTwice();
     }
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/3 transaction\(s\) expired unlanded/) });
@@ -241,7 +245,7 @@ describe('what the node answers to a broadcast', () => {
     expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
     world.node.refuseBroadcasts = null;
     world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-    await sweep();
+    await sweepTwice();
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
     await finalize();
     await expectPaidOnce(tenant.key, payout, destination);
@@ -260,7 +264,7 @@ describe('cancellation by the operator', () => {
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     expect(await lastError(payout.id)).toMatch(/can still land until its deadline/);
     world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-    await sweep();
+    await sweepTwice();
     expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired']);
     expect(await available(tenant.organizationId)).toBe(before);

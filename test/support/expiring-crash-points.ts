@@ -39,7 +39,7 @@ export interface ExpiringChainRig {
  */
 export function expiringCrashPointSuite(rig: ExpiringChainRig, crash: ReturnType<typeof crashPoints>): void {
   const { world, kit, asset } = rig;
-  const { fundedTenant, pay, statusOf, sweep, reaches, available, lastError, recorded } = kit;
+  const { fundedTenant, pay, statusOf, sweep, sweepTwice, reaches, available, lastError, recorded } = kit;
   const { stopAt, stoppedThere } = crash;
   const firstDeadlines = async (payoutIds: string[]) => Promise.all(payoutIds.map(async (id) => BigInt((await recorded(id))[0]!.deadline)));
 
@@ -144,7 +144,7 @@ export function expiringCrashPointSuite(rig: ExpiringChainRig, crash: ReturnType
       expect(await available(tenant.organizationId, asset)).not.toBe(before);
 
       rig.passDeadlines(await firstDeadlines([payout.id]));
-      await sweep();
+      await sweepTwice();
       const done = await statusOf(tenant.key, payout.id);
       expect(done.status).toBe('failed');
       await expectMatchesChain(tenant, done, before, destination);
@@ -161,6 +161,7 @@ export function expiringCrashPointSuite(rig: ExpiringChainRig, crash: ReturnType
       for (const payout of payouts) await reaches(tenant.key, payout.id, 'processing');
       rig.dropSends(false);
       rig.passDeadlines(await firstDeadlines(payouts.map((p) => p.id)));
+      await Promise.all([sweep(), sweep(), sweep()]);
       await Promise.all([sweep(), sweep(), sweep()]);
       for (const payout of payouts) expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
       rig.finalize();

@@ -20,7 +20,7 @@ type LiveIntent = { key: string; organizationId: string; intentId: string };
  */
 export function expiringRefundSuite(rig: ExpiringChainRig, crash: ReturnType<typeof crashPoints>): void {
   const { world, kit, asset, network } = rig;
-  const { sweep, available, lastError, recorded } = kit;
+  const { sweep, sweepTwice, available, lastError, recorded } = kit;
   const units = (amount: string) => BigInt(new Decimal(amount).times(1_000_000).toFixed(0));
 
   afterEach(() => {
@@ -143,7 +143,7 @@ export function expiringRefundSuite(rig: ExpiringChainRig, crash: ReturnType<typ
       for (let round = 0; round < 5 && done.status !== 'failed'; round++) {
         const newest = (await recorded(refund.id)).at(-1)!;
         rig.passDeadlines([BigInt(newest.deadline)]);
-        await sweep();
+        await sweepTwice();
         done = await statusOf(paid.key, refund.id);
       }
       expect(done.status).toBe('failed');
