@@ -13,7 +13,7 @@ import { HOT_WALLET, tronPayoutKit, useTronPayoutWorld, USDT } from './support/t
  * node speaking java-tron's HTTP API (test/support/tron/fake-node.ts) that checks every signature with TronWeb.
  */
 const world = useTronPayoutWorld();
-const { fundedTenant, pay, statusOf, sweep, sweepTwice, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
+const { fundedTenant, pay, statusOf, sweep, sweepUntilExpired, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
 const CONFIRMATIONS = 20;
 
 beforeAll(() => {
@@ -211,7 +211,7 @@ describe('a transaction that never lands', () => {
       const current = (await recorded(payout.id)).at(-1)!;
       expect(current.signing).toBe(signing);
       world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-      await sweepTwice();
+      await sweepUntilExpired([payout.id]);
     }
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/3 transaction\(s\) expired unlanded/) });
@@ -245,7 +245,7 @@ describe('what the node answers to a broadcast', () => {
     expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
     world.node.refuseBroadcasts = null;
     world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-    await sweepTwice();
+    await sweepUntilExpired([payout.id]);
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
     await finalize();
     await expectPaidOnce(tenant.key, payout, destination);
@@ -264,7 +264,7 @@ describe('cancellation by the operator', () => {
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     expect(await lastError(payout.id)).toMatch(/can still land until its deadline/);
     world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-    await sweepTwice();
+    await sweepUntilExpired([payout.id]);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired']);
     expect(await available(tenant.organizationId)).toBe(before);

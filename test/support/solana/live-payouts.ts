@@ -6,6 +6,7 @@ import { systemClock } from '../../../src/domain/clock.js';
 import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
 import { TablePriceSource } from '../../../src/providers/prices/table-price-source.js';
 import { startTestApp, type TestApp } from '../app.js';
+import { seededRandom } from '../evm/flaky-rpc.js';
 import type { ExpiringChainRig } from '../expiring-crash-points.js';
 import type { tronPayoutKit } from '../tron/live-payouts.js';
 import { solanaRpcWorld, USDC_MINT, USDT_MINT } from './rpc-world.js';
@@ -78,6 +79,13 @@ export const recordedTxs = (world: SolanaPayoutWorld, payoutId: string) =>
     [payoutId],
   );
 
+/** What the engine reads to follow a payout's transaction: its final point, and the lookup. */
+const FOLLOW_READS = new Set(['getEpochInfo', 'getSignatureStatuses']);
+/** How far a lagging backend is behind: more than a blockhash's 150 blocks and the 32 confirmations after them (it has not seen what landed since). */
+const LAG_BLOCKS = 400n;
+/** Fixed, so a failing run replays the same lag: with this one, both lookups of the first attempt come from the backend behind. */
+const LAG_SEED = 44;
+
 /** The world's Solana as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
 export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
   /** The test chain, once the world has started it. */
@@ -98,5 +106,9 @@ export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof 
     },
     // A Solana deadline is a last valid block height: passed once the finalized height is above it.
     passDeadlines: (deadlines) => chain().mineUntilFinalizedAbove(deadlines.reduce((a, b) => (a > b ? a : b))),
+    lag: (on) => {
+      const random = seededRandom(LAG_SEED);
+      chain().behind = on ? (method) => (FOLLOW_READS.has(method) && random() < 0.25 ? LAG_BLOCKS : 0n) : () => 0n;
+    },
   };
 }
