@@ -86,6 +86,9 @@ const LAG_BLOCKS = 400n;
 /** Fixed, so a failing run replays the same lag: with this one, both lookups of the first attempt come from the backend behind. */
 const LAG_SEED = 44;
 
+/** A quarter of the reads that follow a payout answered by a backend LAG_BLOCKS behind, drawn from `random`: the chain's `behind`. */
+export const laggingFollowReads = (random: () => number) => (method: string) => (FOLLOW_READS.has(method) && random() < 0.25 ? LAG_BLOCKS : 0n);
+
 /** The world's Solana as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
 export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
   /** The test chain, once the world has started it. */
@@ -107,8 +110,7 @@ export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof 
     // A Solana deadline is a last valid block height: passed once the finalized height is above it.
     passDeadlines: (deadlines) => chain().mineUntilFinalizedAbove(deadlines.reduce((a, b) => (a > b ? a : b))),
     lag: (on) => {
-      const random = seededRandom(LAG_SEED);
-      chain().behind = on ? (method) => (FOLLOW_READS.has(method) && random() < 0.25 ? LAG_BLOCKS : 0n) : () => 0n;
+      chain().behind = on ? laggingFollowReads(seededRandom(LAG_SEED)) : () => 0n;
     },
   };
 }

@@ -170,6 +170,9 @@ const LAG_BLOCKS = 60;
 /** Fixed, so a failing run replays the same lag: with this one, both lookups of the first attempt come from the backend behind. */
 const LAG_SEED = 44;
 
+/** A quarter of the reads that follow a payout answered by a backend LAG_BLOCKS behind, drawn from `random`: the node's `behind`. */
+export const laggingFollowReads = (random: () => number) => (path: string) => (FOLLOW_READS.has(path) && random() < 0.25 ? LAG_BLOCKS : 0);
+
 /** The world's Tron as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
 export function tronChainRig(world: TronPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
   return {
@@ -189,8 +192,7 @@ export function tronChainRig(world: TronPayoutWorld, kit: ReturnType<typeof tron
     // A Tron deadline is an expiration in ms: passed once the solidified block's time is at or after it.
     passDeadlines: (deadlines) => world.node.mineUntilSolidAt(Number(deadlines.reduce((a, b) => (a > b ? a : b)))),
     lag: (on) => {
-      const random = seededRandom(LAG_SEED);
-      world.node.behind = on ? (path) => (FOLLOW_READS.has(path) && random() < 0.25 ? LAG_BLOCKS : 0) : () => 0;
+      world.node.behind = on ? laggingFollowReads(seededRandom(LAG_SEED)) : () => 0;
     },
   };
 }
