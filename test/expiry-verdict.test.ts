@@ -34,6 +34,11 @@ describe('what a transaction with a deadline came to', () => {
     expect(expiryVerdict(seen({ deadline: tron, finalPoint: 1_795_000_060_000n }))).toEqual({ kind: 'not_paid', proof: 'expired' });
   });
 
+  it('"landed nowhere" past the deadline from an answer that does not prove its node reached the final point is no proof: unproven', () => {
+    expect(expiryVerdict(seen({ finalPoint: 1_001n, absenceProven: false }))).toEqual({ kind: 'unproven' });
+    expect(expiryVerdict(seen({ finalPoint: 1_000n, absenceProven: false }))).toEqual({ kind: 'open' });
+  });
+
   it('a transaction found is never called expired, whatever the final point (the lookup outranks the clock)', () => {
     expect(expiryVerdict(seen({ finalPoint: 5_000n, found: { final: true, succeeded: true } }))).toEqual({ kind: 'paid' });
     expect(expiryVerdict(seen({ finalPoint: 5_000n, found: { final: false, succeeded: true } }))).toEqual({ kind: 'landed_shallow' });
