@@ -10,7 +10,8 @@ import { tronAddressBytes } from '../../../src/providers/chains/tron/address.js'
  * Every broadcast is decoded and its signature checked with TronWeb's own code (an implementation independent of
  * ours); blocks are produced on demand, 3 s apart in chain time, and the solidified head follows `solidLag` blocks
  * behind. TRC-20 `transfer`s cost 65,000 energy to a holder and 130,000 to an address holding none (the figures of
- * USDT on mainnet); a fee_limit short of that runs out of energy, burning it. Tests make it refuse, drop or lose.
+ * USDT on mainnet); a fee_limit short of that runs out of energy, burning it. Tests make it refuse, drop or lose,
+ * and answer as a backend lagging the chain (`behind`).
  */
 
 const BLOCK_MS = 3_000;
