@@ -40,8 +40,9 @@ export type ChainAnswer = { result: unknown } | { error: { code: number; message
 /**
  * The chain a Solana payout driver talks to, over litesvm (the real programs): block heights the test advances
  * (litesvm has none), blockhashes valid for 150 blocks, a pool of sent transactions that land at the next block
- * `mine`s while valid — executed by litesvm from their wire bytes — and a finalized height that can lag. litesvm's
- * own blockhash check is off: this chain decides validity by height, as validators do.
+ * `mine`s while valid — executed by litesvm from their wire bytes — and a finalized height that can lag, each call
+ * answerable by a backend behind the others (`behind`). litesvm's own blockhash check is off: this chain decides
+ * validity by height, as validators do.
  */
 export function payoutChain(svm: LiteSVM) {
   svm.withBlockhashCheck(false);
