@@ -100,6 +100,8 @@ export interface TronPayoutsConfig {
   expirationSeconds: number;
   /** Transactions signed for one payout at most, each after the one before expired; then the payout fails. */
   maxSignings: number;
+  /** Seconds between the two sightings of a transaction past its expiration, landed nowhere, that prove it expired. */
+  expiryConfirmSeconds: number;
 }
 
 export interface EvmConfig {
@@ -140,6 +142,8 @@ export interface SolanaConfig {
   signer: { key: string } | { keyFile: string } | null;
   /** Transactions signed for one payout at most, each after the one before expired; then the payout fails. */
   payoutMaxSignings: number;
+  /** Seconds between the two sightings of a transaction past its deadline, landed nowhere, that prove it expired. */
+  payoutExpiryConfirmSeconds: number;
 }
 
 export type EvmSignerConfig = { key: string } | { keyFile: string } | { url: string; address: string };
@@ -283,6 +287,7 @@ function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
     rpcTimeoutMs: positiveInteger('CONNECT_SOLANA_RPC_TIMEOUT_MS', env.CONNECT_SOLANA_RPC_TIMEOUT_MS, 10_000),
     signer: solanaSigner(env),
     payoutMaxSignings: positiveInteger('CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS', env.CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS, 3),
+    payoutExpiryConfirmSeconds: integer('CONNECT_SOLANA_PAYOUT_EXPIRY_CONFIRM_SECONDS', env.CONNECT_SOLANA_PAYOUT_EXPIRY_CONFIRM_SECONDS, 60),
   };
 }
 
@@ -307,6 +312,7 @@ function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
     timeoutMs: positiveInteger('CONNECT_TRON_PAYOUT_TIMEOUT_MS', env.CONNECT_TRON_PAYOUT_TIMEOUT_MS, 10_000),
     expirationSeconds,
     maxSignings: positiveInteger('CONNECT_TRON_PAYOUT_MAX_SIGNINGS', env.CONNECT_TRON_PAYOUT_MAX_SIGNINGS, 3),
+    expiryConfirmSeconds: integer('CONNECT_TRON_PAYOUT_EXPIRY_CONFIRM_SECONDS', env.CONNECT_TRON_PAYOUT_EXPIRY_CONFIRM_SECONDS, 60),
   };
 }
 

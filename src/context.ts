@@ -112,6 +112,7 @@ export async function createContext(config: Config, database: Database, options:
     ? solanaPayoutsOf(db, fullCatalog, liveSolana!.rpcUrls, solanaSigner, {
         timeoutMs: config.solana.rpcTimeoutMs,
         maxSignings: config.solana.payoutMaxSignings,
+        expiryConfirmSeconds: config.solana.payoutExpiryConfirmSeconds,
         atBoundary: options.atPayoutBoundary,
       })
     : null;

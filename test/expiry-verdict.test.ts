@@ -3,7 +3,7 @@ import { deadlinePassed, expiryVerdict, type Deadline, type ExpiryObservation } 
 
 const solana: Deadline = { kind: 'last_valid_height', height: 1_000n };
 const tron: Deadline = { kind: 'expiration_ms', at: 1_795_000_060_000n };
-const seen = (over: Partial<ExpiryObservation>): ExpiryObservation => ({ deadline: solana, finalPoint: 990n, found: null, ...over });
+const seen = (over: Partial<ExpiryObservation>): ExpiryObservation => ({ deadline: solana, finalPoint: 990n, found: null, absenceProven: true, ...over });
 
 describe('the deadline of a transaction without a nonce', () => {
   it('Solana: a blockhash is valid through lastValidBlockHeight, so only a finalized height above it has passed the deadline', () => {
@@ -32,6 +32,11 @@ describe('what a transaction with a deadline came to', () => {
     expect(expiryVerdict(seen({ finalPoint: 1_001n }))).toEqual({ kind: 'not_paid', proof: 'expired' });
     expect(expiryVerdict(seen({ finalPoint: 1_000n }))).toEqual({ kind: 'open' });
     expect(expiryVerdict(seen({ deadline: tron, finalPoint: 1_795_000_060_000n }))).toEqual({ kind: 'not_paid', proof: 'expired' });
+  });
+
+  it('"landed nowhere" past the deadline from an answer that does not prove its node reached the final point is no proof: unproven', () => {
+    expect(expiryVerdict(seen({ finalPoint: 1_001n, absenceProven: false }))).toEqual({ kind: 'unproven' });
+    expect(expiryVerdict(seen({ finalPoint: 1_000n, absenceProven: false }))).toEqual({ kind: 'open' });
   });
 
   it('a transaction found is never called expired, whatever the final point (the lookup outranks the clock)', () => {

@@ -4,7 +4,7 @@ import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp } from './support/app.js';
 import { seededRandom } from './support/evm/flaky-rpc.js';
 import type { PayoutObject } from './support/evm/live-payouts.js';
-import { HOT_WALLET, quiet, tronPayoutKit, useTronPayoutWorld, USDT } from './support/tron/live-payouts.js';
+import { HOT_WALLET, laggingFollowReads, quiet, tronPayoutKit, useTronPayoutWorld, USDT } from './support/tron/live-payouts.js';
 
 /** Fixed, so a failing run replays the same faults. */
 const SEED = 22;
@@ -13,7 +13,7 @@ const PAYOUTS = 24;
 const world = useTronPayoutWorld();
 const { fundedTenant, pay, statusOf, freshDestination, available } = tronPayoutKit(world);
 
-describe('three processes working the same live Tron payouts at once, through a node that loses requests, answers and transactions', () => {
+describe('three processes working the same live Tron payouts at once, through a node that loses requests, answers and transactions, behind an endpoint whose backends lag each other', () => {
   it(`${PAYOUTS} payouts: exactly one transfer for each completed payout and none for a failed one, funds released only for those, the ledger verifies`, { timeout: 180_000 }, async () => {
     const processes: TestApp[] = [world.t, await world.process(), await world.process()];
     const sweepAll = () => Promise.all(processes.map((app) => app.ctx.payouts.sweepLive(quiet, ['tron'])));
@@ -36,6 +36,8 @@ describe('three processes working the same live Tron payouts at once, through a 
       return 'pass';
     };
     world.node.solidLag = 19;
+    // And a quarter of the solidified heads, lookups and solidified blocks come from a backend far behind.
+    world.node.behind = laggingFollowReads(random);
 
     // Until the first rounds are over the node keeps nothing it takes (every first transaction expires unlanded);
     // then now and then it forgets its pool: a transaction lives on only if sent again in time.

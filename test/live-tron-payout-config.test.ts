@@ -8,14 +8,17 @@ import { HOT_WALLET, HOT_WALLET_KEY } from './support/tron/live-payouts.js';
 const NODE_WITH_KEY = 'https://tron.example/api-key-12345';
 
 describe('live Tron payout settings', () => {
-  it('CONNECT_TRON_HTTP_<NETWORK> maps to the catalog code; expiration 120 s, 3 signings and a 10 s timeout unless set', () => {
+  it('CONNECT_TRON_HTTP_<NETWORK> maps to the catalog code; expiration 120 s, 3 signings, expiries confirmed 60 s apart and a 10 s timeout unless set', () => {
     expect(loadConfig({ CONNECT_TRON_HTTP_TRON: NODE_WITH_KEY }).tronPayouts).toEqual({
       httpUrls: { tron: NODE_WITH_KEY },
       signer: null,
       timeoutMs: 10_000,
       expirationSeconds: 120,
       maxSignings: 3,
+      expiryConfirmSeconds: 60,
     });
+    expect(loadConfig({ CONNECT_TRON_PAYOUT_EXPIRY_CONFIRM_SECONDS: '0' }).tronPayouts.expiryConfirmSeconds).toBe(0);
+    expect(() => loadConfig({ CONNECT_TRON_PAYOUT_EXPIRY_CONFIRM_SECONDS: '-1' })).toThrow(/CONNECT_TRON_PAYOUT_EXPIRY_CONFIRM_SECONDS must be a non-negative integer/);
   });
 
   it('one signer at most: a key or a key file', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
-import { recordSigned } from '../src/store/expiring-payouts.js';
+import { recordAbsence, recordLanded, recordSigned } from '../src/store/expiring-payouts.js';
 import { searchObjects } from '../src/store/search.js';
 import { newLease } from '../src/store/payout-leases.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
@@ -13,7 +13,7 @@ import { HOT_WALLET, tronPayoutKit, useTronPayoutWorld, USDT } from './support/t
  * node speaking java-tron's HTTP API (test/support/tron/fake-node.ts) that checks every signature with TronWeb.
  */
 const world = useTronPayoutWorld();
-const { fundedTenant, pay, statusOf, sweep, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
+const { fundedTenant, pay, statusOf, sweep, sweepUntilExpired, reaches, freshDestination, available, lastError, recorded } = tronPayoutKit(world);
 const CONFIRMATIONS = 20;
 
 beforeAll(() => {
@@ -173,6 +173,10 @@ describe('a transaction that never lands', () => {
 
     world.node.dropBroadcasts = false;
     world.node.mineUntilSolidAt(expiration);
+    // One sighting past the deadline is not proof: a later attempt must see it again.
+    await sweep();
+    expect(await recorded(payout.id)).toEqual([expect.objectContaining({ tx_id: first, status: 'broadcast' })]);
+    expect(await lastError(payout.id)).toMatch(/believed once a later attempt/);
     await sweep();
     const second = await statusOf(tenant.key, payout.id);
     expect(second.status).toBe('processing');
@@ -207,7 +211,7 @@ describe('a transaction that never lands', () => {
       const current = (await recorded(payout.id)).at(-1)!;
       expect(current.signing).toBe(signing);
       world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-      await sweep();
+      await sweepUntilExpired([payout.id]);
     }
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/3 transaction\(s\) expired unlanded/) });
@@ -241,7 +245,7 @@ describe('what the node answers to a broadcast', () => {
     expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
     world.node.refuseBroadcasts = null;
     world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-    await sweep();
+    await sweepUntilExpired([payout.id]);
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
     await finalize();
     await expectPaidOnce(tenant.key, payout, destination);
@@ -260,7 +264,7 @@ describe('cancellation by the operator', () => {
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     expect(await lastError(payout.id)).toMatch(/can still land until its deadline/);
     world.node.mineUntilSolidAt(world.node.solid.timestamp + 61_000);
-    await sweep();
+    await sweepUntilExpired([payout.id]);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired']);
     expect(await available(tenant.organizationId)).toBe(before);
@@ -283,5 +287,31 @@ describe('the store', () => {
       world.t.db.query("INSERT INTO expiring_payout_txs (payout_id, network, signing, tx_id, raw, deadline_kind, deadline) VALUES ($1, 'tron', 2, $2, '00', 'expiration_ms', 1)", [payout.id, other.txId]),
     ).rejects.toThrow();
     await world.t.db.query('UPDATE payouts SET lease_token = NULL WHERE id = $1', [payout.id]);
+  });
+
+  it('records a transaction expired only on a second sighting at least the delay after the first, and never one a node once showed landed', async () => {
+    const tenant = await fundedTenant('100');
+    world.node.dropBroadcasts = true;
+    const payouts = [await pay(tenant.key, freshDestination(), '10'), await pay(tenant.key, freshDestination(), '10')];
+    for (const payout of payouts) await reaches(tenant.key, payout.id, 'processing');
+    const leaseOf = async (payoutId: string) => {
+      const [{ token }] = (await world.t.db.query<{ token: string }>('UPDATE payouts SET lease_token = gen_random_uuid() WHERE id = $1 RETURNING lease_token::text AS token', [payoutId])) as [{ token: string }];
+      return { ...newLease(payoutId, new Date(), 60), token };
+    };
+    const [waited, landed] = await Promise.all(payouts.map(async (p) => ({ lease: await leaseOf(p.id), txId: (await recorded(p.id))[0]!.tx_id })));
+    const hour = 3_600;
+    expect(await recordAbsence(world.t.db, waited!.lease, waited!.txId, 5n, hour)).toBe('first');
+    expect(await recordAbsence(world.t.db, waited!.lease, waited!.txId, 6n, hour)).toBe('waiting');
+    expect((await recorded(payouts[0]!.id))[0]!.status).toBe('broadcast');
+    expect(await recordAbsence(world.t.db, waited!.lease, waited!.txId, 7n, 0)).toBe('expired');
+    expect((await recorded(payouts[0]!.id))[0]!.status).toBe('expired');
+
+    await recordLanded(world.t.db, landed!.txId);
+    expect(await recordAbsence(world.t.db, landed!.lease, landed!.txId, 5n, 0)).toBe('landed');
+    expect(await recordAbsence(world.t.db, landed!.lease, landed!.txId, 6n, 0)).toBe('landed');
+    expect((await recorded(payouts[1]!.id))[0]!.status).toBe('broadcast');
+    // Past the store's own check, the database refuses it.
+    await expect(world.t.db.query("UPDATE expiring_payout_txs SET status = 'expired', expired_at = now() WHERE tx_id = $1", [landed!.txId])).rejects.toThrow();
+    await world.t.db.query('UPDATE payouts SET lease_token = NULL WHERE id = ANY($1::uuid[])', [payouts.map((p) => p.id)]);
   });
 });

@@ -69,14 +69,40 @@ export async function recordBroadcast(sql: Sql, txId: string): Promise<void> {
   );
 }
 
-/** Proven never to land (past its deadline at the final point, known to no node): under the lease. False: the lease was lost. */
-export function recordExpired(db: Database, lease: Lease, txId: string): Promise<boolean> {
+/** A node showed the transaction landed (final or not): from now on it is never recorded expired (migration 036). */
+export async function recordLanded(sql: Sql, txId: string): Promise<void> {
+  await sql.query('UPDATE expiring_payout_txs SET landed_seen_at = now() WHERE tx_id = $1 AND landed_seen_at IS NULL', [txId]);
+}
+
+/**
+ * What one sighting of the transaction past its deadline, landed nowhere at a proven height, comes to (under the
+ * lease; `lease_lost` when it was lost): `first` when it is the first such sighting (recorded, with the final point
+ * it was made at); `waiting` while the first is younger than `confirmAfterSeconds`; `expired` when this later one
+ * confirms it (recorded so); `landed` when a node once showed it landed (never expired then).
+ */
+export function recordAbsence(
+  db: Database,
+  lease: Lease,
+  txId: string,
+  finalPoint: bigint,
+  confirmAfterSeconds: number,
+): Promise<'first' | 'waiting' | 'expired' | 'landed' | 'lease_lost'> {
   return db.transaction(async (sql) => {
-    if (!(await lockLeased(sql, lease))) return false;
-    await sql.query("UPDATE expiring_payout_txs SET status = 'expired', expired_at = now() WHERE payout_id = $1 AND tx_id = $2 AND status <> 'expired'", [
-      lease.payoutId,
-      txId,
-    ]);
-    return true;
+    if (!(await lockLeased(sql, lease))) return 'lease_lost';
+    const [row] = await sql.query<{ landed: boolean; first: boolean; due: boolean }>(
+      `SELECT landed_seen_at IS NOT NULL AS landed, absent_seen_at IS NULL AS first,
+         absent_seen_at <= now() - make_interval(secs => $3) AS due
+       FROM expiring_payout_txs WHERE payout_id = $1 AND tx_id = $2 AND status <> 'expired' FOR UPDATE`,
+      [lease.payoutId, txId, confirmAfterSeconds],
+    );
+    if (!row) return 'lease_lost';
+    if (row.landed) return 'landed';
+    if (row.first) {
+      await sql.query('UPDATE expiring_payout_txs SET absent_seen_at = now(), absent_seen_point = $2 WHERE tx_id = $1', [txId, finalPoint.toString()]);
+      return 'first';
+    }
+    if (!row.due) return 'waiting';
+    await sql.query("UPDATE expiring_payout_txs SET status = 'expired', expired_at = now() WHERE tx_id = $1", [txId]);
+    return 'expired';
   });
 }

@@ -47,7 +47,7 @@ async function transactionsOf(signature: string): Promise<TransactionObject[]> {
 
 beforeAll(async () => {
   world = await solanaRpcWorld();
-  t = await startTestApp({ solana: { rpcUrls: { solana: world.url }, pollSeconds: 1, poolLowThreshold: POOL_LOW, watchHoursAfterExpiry: 72, rpcTimeoutMs: 5_000, signer: null, payoutMaxSignings: 3 } });
+  t = await startTestApp({ solana: { rpcUrls: { solana: world.url }, pollSeconds: 1, poolLowThreshold: POOL_LOW, watchHoursAfterExpiry: 72, rpcTimeoutMs: 5_000, signer: null, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0 } });
   live = await createTenant(t, { mode: 'live' });
   expect((await importKeys(await freshOwners(40, 0))).statusCode).toBe(200);
 });

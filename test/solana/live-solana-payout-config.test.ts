@@ -18,8 +18,9 @@ import { freshWallet, keygenFile } from '../support/solana/live-payouts.js';
 const RPC_WITH_KEY = 'http://127.0.0.1:9/sol-api-key-12345';
 
 describe('live Solana payout settings', () => {
-  it('one signer at most: CONNECT_SOLANA_SIGNER_KEY or CONNECT_SOLANA_SIGNER_KEY_FILE; 3 signings a payout unless set', () => {
-    expect(loadConfig({}).solana).toMatchObject({ signer: null, payoutMaxSignings: 3 });
+  it('one signer at most: CONNECT_SOLANA_SIGNER_KEY or CONNECT_SOLANA_SIGNER_KEY_FILE; 3 signings a payout and expiries confirmed 60 s apart unless set', () => {
+    expect(loadConfig({}).solana).toMatchObject({ signer: null, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 60 });
+    expect(loadConfig({ CONNECT_SOLANA_PAYOUT_EXPIRY_CONFIRM_SECONDS: '0' }).solana.payoutExpiryConfirmSeconds).toBe(0);
     expect(loadConfig({ CONNECT_SOLANA_SIGNER_KEY: '[1]' }).solana.signer).toEqual({ key: '[1]' });
     expect(loadConfig({ CONNECT_SOLANA_SIGNER_KEY_FILE: '/run/secrets/solana.json' }).solana.signer).toEqual({ keyFile: '/run/secrets/solana.json' });
     expect(loadConfig({ CONNECT_SOLANA_PAYOUT_MAX_SIGNINGS: '5' }).solana.payoutMaxSignings).toBe(5);
@@ -48,7 +49,7 @@ describe('live Solana payout settings', () => {
   it('a node that does not answer fails the call without naming its URL', async () => {
     const driver = new SolanaDriver(Catalog.load(), new Map([['solana', RPC_WITH_KEY]]), await solanaSigner((await keygenFile()).json), 1_000);
     const error = (await driver.finalPoint('solana').catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/^Solana getBlockHeight: /);
+    expect(error.message).toMatch(/^Solana getEpochInfo: /);
     expect(error.message).not.toContain('sol-api-key');
   });
 });

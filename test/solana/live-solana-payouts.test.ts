@@ -18,7 +18,7 @@ import { tronPayoutKit } from '../support/tron/live-payouts.js';
  * test server whose block heights the tests advance (test/support/solana/payout-chain.ts).
  */
 const world = useSolanaPayoutWorld();
-const { fundedTenant, pay, statusOf, sweep, reaches, available, lastError } = tronPayoutKit(world, 'solana');
+const { fundedTenant, pay, statusOf, sweep, sweepUntilExpired, reaches, available, lastError } = tronPayoutKit(world, 'solana');
 /** The catalog's confirmations on Solana, counted from the finalized slot. */
 const CONFIRMATIONS = 32;
 const SIGNATURE_FEE = 5_000n;
@@ -191,6 +191,10 @@ describe('a transaction that never lands', () => {
     expect(chain.finalized).toBeGreaterThan(deadline);
 
     chain.send = 'take';
+    // One sighting past the deadline is not proof: a later attempt must see it again.
+    await sweep();
+    expect(await recorded(payout.id)).toEqual([expect.objectContaining({ tx_id: first!.tx_id, status: 'broadcast' })]);
+    expect(await lastError(payout.id)).toMatch(/believed once a later attempt/);
     await sweep();
     const second = await statusOf(tenant.key, payout.id);
     expect(second.tx_hash).not.toBe(first!.tx_id);
@@ -215,7 +219,7 @@ describe('a transaction that never lands', () => {
       const current = (await recorded(payout.id)).at(-1)!;
       expect(current.signing).toBe(signing);
       chain.mineUntilFinalizedAbove(BigInt(current.deadline));
-      await sweep();
+      await sweepUntilExpired([payout.id]);
     }
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/3 transaction\(s\) expired unlanded/) });
@@ -238,7 +242,7 @@ describe('a transaction that never lands', () => {
     expect(await recorded(payout.id)).toEqual([expect.objectContaining({ tx_id: first!.tx_id, status: 'broadcast' })]);
     expect(chain.received.filter((s) => s === first!.tx_id).length).toBeGreaterThanOrEqual(3);
     chain.mine(1);
-    await sweep();
+    await sweepUntilExpired([payout.id]);
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
   });
 });
@@ -313,7 +317,7 @@ describe('what the node answers to a broadcast', () => {
     const [first] = await recorded(payout.id);
     chain.mineUntilFinalizedAbove(BigInt(first!.deadline));
     chain.send = 'take';
-    await sweep();
+    await sweepUntilExpired([payout.id]);
     expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
     await finalize();
     await expectPaidOnce(tenant.key, payout, destination);

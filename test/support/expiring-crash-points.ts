@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import type { PayoutBoundary } from '../../src/providers/custody/custody-provider.js';
 import { verifyLedger } from '../../src/use-cases/ledger.js';
@@ -29,7 +29,18 @@ export interface ExpiringChainRig {
   dropSends(drop: boolean): void;
   /** Blocks until the chain's final point is past every one of these deadlines (as recorded). */
   passDeadlines(deadlines: bigint[]): void;
+  /**
+   * Whether the endpoint's backends lag each other: then about a quarter of the reads that follow a payout (the
+   * final point, lookups) are answered by a backend far behind the chain (more blocks than the confirmations).
+   */
+  lag(on: boolean): void;
 }
+
+/** The two endpoints each suite runs against: one up-to-date node, and backends that lag each other. */
+export const ENDPOINTS = [
+  { lagged: false, endpoint: 'one up-to-date node' },
+  { lagged: true, endpoint: 'an endpoint whose backends lag each other' },
+];
 
 /**
  * Crash points of a live payout on a chain without nonces (test/support/crash-points.ts): its work stops dead at
@@ -39,24 +50,25 @@ export interface ExpiringChainRig {
  */
 export function expiringCrashPointSuite(rig: ExpiringChainRig, crash: ReturnType<typeof crashPoints>): void {
   const { world, kit, asset } = rig;
-  const { fundedTenant, pay, statusOf, sweep, reaches, available, lastError, recorded } = kit;
+  const { fundedTenant, pay, statusOf, sweep, sweepUntilExpired, reaches, available, lastError, recorded } = kit;
   const { stopAt, stoppedThere } = crash;
   const firstDeadlines = async (payoutIds: string[]) => Promise.all(payoutIds.map(async (id) => BigInt((await recorded(id))[0]!.deadline)));
 
   afterEach(() => {
     crash.reset();
     rig.dropSends(false);
+    rig.lag(false);
   });
 
   /** Blocks and sweeps until the payout is settled; its final state. */
   async function settled(key: string, payoutId: string): Promise<PayoutObject> {
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 16; round++) {
       rig.finalize();
       await sweep();
       const payout = await statusOf(key, payoutId);
       if (payout.status === 'completed' || payout.status === 'failed') return payout;
     }
-    throw new Error(`payout ${payoutId} is still open after 8 sweeps: ${await lastError(payoutId)}`);
+    throw new Error(`payout ${payoutId} is still open after 16 sweeps: ${await lastError(payoutId)}`);
   }
 
   /** One landed transfer if and only if completed, funds released if and only if nothing went out, events and ledger whole. */
@@ -82,93 +94,111 @@ export function expiringCrashPointSuite(rig: ExpiringChainRig, crash: ReturnType
     return { tenant, before: await available(tenant.organizationId, asset), destination: await rig.freshDestination() };
   }
 
-  describe(`a live ${rig.chain} payout killed at a step boundary of its first attempt, then taken over by a restarted process`, () => {
-    it.each<PayoutBoundary>(['reserved', 'signed', 'broadcast', 'outcome'])(
-      'killed after %s: exactly one transfer landed, completed, its funds settled once, the ledger verifies',
-      async (boundary) => {
+  describe.each(ENDPOINTS)('through $endpoint', ({ lagged }) => {
+    beforeEach(() => rig.lag(lagged));
+
+    describe(`a live ${rig.chain} payout killed at a step boundary of its first attempt, then taken over by a restarted process`, () => {
+      it.each<PayoutBoundary>(['reserved', 'signed', 'broadcast', 'outcome'])(
+        'killed after %s: exactly one transfer landed, completed, its funds settled once, the ledger verifies',
+        async (boundary) => {
+          const { tenant, before, destination } = await start();
+          stopAt(boundary);
+          const payout = await pay(tenant.key, destination, '7', asset);
+          await stoppedThere(payout.id);
+          // Until the dead process's lease lapses, nobody else touches the payout.
+          await sweep();
+          expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+
+          await leaseLapses(world.t, payout.id);
+          const done = await settled(tenant.key, payout.id);
+          expect(done.status).toBe('completed');
+          await expectMatchesChain(tenant, done, before, destination);
+        },
+      );
+
+      it('killed after broadcast and restarted only once its deadline passed (it landed meanwhile): looked up, never signed again, exactly one transfer, completed', async () => {
         const { tenant, before, destination } = await start();
-        stopAt(boundary);
+        stopAt('broadcast');
         const payout = await pay(tenant.key, destination, '7', asset);
         await stoppedThere(payout.id);
-        // Until the dead process's lease lapses, nobody else touches the payout.
-        await sweep();
-        expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
-
+        rig.passDeadlines(await firstDeadlines([payout.id]));
         await leaseLapses(world.t, payout.id);
         const done = await settled(tenant.key, payout.id);
         expect(done.status).toBe('completed');
+        expect((await recorded(payout.id)).map((r) => r.signing)).toEqual([1]);
         await expectMatchesChain(tenant, done, before, destination);
-      },
-    );
+      });
 
-    it('killed after signing, its transaction never sent and expired by the restart: proven expired first, then one fresh transaction, one transfer', async () => {
-      const { tenant, before, destination } = await start();
-      stopAt('signed');
-      const payout = await pay(tenant.key, destination, '7', asset);
-      await stoppedThere(payout.id);
-      const [first] = await recorded(payout.id);
-      expect(first).toMatchObject({ status: 'signed', signing: 1 });
+      it('killed after signing, its transaction never sent and expired by the restart: proven expired first, then one fresh transaction, one transfer', async () => {
+        const { tenant, before, destination } = await start();
+        stopAt('signed');
+        const payout = await pay(tenant.key, destination, '7', asset);
+        await stoppedThere(payout.id);
+        const [first] = await recorded(payout.id);
+        expect(first).toMatchObject({ status: 'signed', signing: 1 });
 
-      rig.passDeadlines([BigInt(first!.deadline)]);
-      await leaseLapses(world.t, payout.id);
-      const done = await settled(tenant.key, payout.id);
-      expect(done.status).toBe('completed');
-      expect(done.tx_hash).not.toBe(first!.tx_id);
-      expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
-      await expectMatchesChain(tenant, done, before, destination);
+        rig.passDeadlines([BigInt(first!.deadline)]);
+        await leaseLapses(world.t, payout.id);
+        const done = await settled(tenant.key, payout.id);
+        expect(done.status).toBe('completed');
+        expect(done.tx_hash).not.toBe(first!.tx_id);
+        expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
+        await expectMatchesChain(tenant, done, before, destination);
+      });
+
+      it('a database failure right after the broadcast leaves it pending (its transaction is out), and the next attempt records it without paying twice', async () => {
+        const { tenant, before, destination } = await start();
+        stopAt('broadcast', { mode: 'throw' });
+        const payout = await pay(tenant.key, destination, '7', asset);
+        await stoppedThere(payout.id);
+        await expect.poll(() => lastError(payout.id)).toBe('the database connection was lost');
+        expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+
+        const done = await settled(tenant.key, payout.id);
+        expect(done.status).toBe('completed');
+        await expectMatchesChain(tenant, done, before, destination);
+      });
+
+      it("killed while its transaction is open and cancelled meanwhile: never released before the chain's final point passes its deadline, then failed with nothing sent", async () => {
+        const { tenant, before, destination } = await start();
+        rig.dropSends(true);
+        stopAt('broadcast');
+        const payout = await pay(tenant.key, destination, '7', asset);
+        await stoppedThere(payout.id);
+        expect((await world.t.admin('POST', `/payouts/${payout.id}/cancel`)).statusCode).toBeLessThan(300);
+        await leaseLapses(world.t, payout.id);
+        await sweep();
+        expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+        expect(await available(tenant.organizationId, asset)).not.toBe(before);
+
+        rig.passDeadlines(await firstDeadlines([payout.id]));
+        await sweepUntilExpired([payout.id]);
+        const done = await statusOf(tenant.key, payout.id);
+        expect(done.status).toBe('failed');
+        await expectMatchesChain(tenant, done, before, destination);
+      });
     });
 
-    it('a database failure right after the broadcast leaves it pending (its transaction is out), and the next attempt records it without paying twice', async () => {
-      const { tenant, before, destination } = await start();
-      stopAt('broadcast', { mode: 'throw' });
-      const payout = await pay(tenant.key, destination, '7', asset);
-      await stoppedThere(payout.id);
-      await expect.poll(() => lastError(payout.id)).toBe('the database connection was lost');
-      expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
-
-      const done = await settled(tenant.key, payout.id);
-      expect(done.status).toBe('completed');
-      await expectMatchesChain(tenant, done, before, destination);
-    });
-
-    it("killed while its transaction is open and cancelled meanwhile: never released before the chain's final point passes its deadline, then failed with nothing sent", async () => {
-      const { tenant, before, destination } = await start();
-      rig.dropSends(true);
-      stopAt('broadcast');
-      const payout = await pay(tenant.key, destination, '7', asset);
-      await stoppedThere(payout.id);
-      expect((await world.t.admin('POST', `/payouts/${payout.id}/cancel`)).statusCode).toBeLessThan(300);
-      await leaseLapses(world.t, payout.id);
-      await sweep();
-      expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
-      expect(await available(tenant.organizationId, asset)).not.toBe(before);
-
-      rig.passDeadlines(await firstDeadlines([payout.id]));
-      await sweep();
-      const done = await statusOf(tenant.key, payout.id);
-      expect(done.status).toBe('failed');
-      await expectMatchesChain(tenant, done, before, destination);
-    });
-  });
-
-  describe(`processes sweeping live ${rig.chain} payouts side by side`, () => {
-    it('each payout is signed again once after its first expired, and paid once, whichever process took it', async () => {
-      const tenant = await fundedTenant('500', asset);
-      const destinations = await Promise.all(Array.from({ length: 4 }, () => rig.freshDestination()));
-      rig.dropSends(true);
-      const payouts = [];
-      for (const destination of destinations) payouts.push(await pay(tenant.key, destination, '3', asset));
-      for (const payout of payouts) await reaches(tenant.key, payout.id, 'processing');
-      rig.dropSends(false);
-      rig.passDeadlines(await firstDeadlines(payouts.map((p) => p.id)));
-      await Promise.all([sweep(), sweep(), sweep()]);
-      for (const payout of payouts) expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
-      rig.finalize();
-      await Promise.all([sweep(), sweep()]);
-      for (const [i, payout] of payouts.entries()) {
-        expect((await statusOf(tenant.key, payout.id)).status).toBe('completed');
-        expect(await rig.received(destinations[i]!)).toBe(3_000_000n);
-      }
+    describe(`processes sweeping live ${rig.chain} payouts side by side`, () => {
+      it('each payout is signed again once after its first expired, and paid once, whichever process took it', async () => {
+        const tenant = await fundedTenant('500', asset);
+        const destinations = await Promise.all(Array.from({ length: 4 }, () => rig.freshDestination()));
+        rig.dropSends(true);
+        const payouts = [];
+        for (const destination of destinations) payouts.push(await pay(tenant.key, destination, '3', asset));
+        for (const payout of payouts) await reaches(tenant.key, payout.id, 'processing');
+        rig.dropSends(false);
+        rig.passDeadlines(await firstDeadlines(payouts.map((p) => p.id)));
+        await sweepUntilExpired(
+          payouts.map((p) => p.id),
+          () => Promise.all([sweep(), sweep(), sweep()]),
+        );
+        for (const payout of payouts) expect((await recorded(payout.id)).map((r) => r.status)).toEqual(['expired', 'broadcast']);
+        for (const [i, payout] of payouts.entries()) {
+          expect((await settled(tenant.key, payout.id)).status).toBe('completed');
+          expect(await rig.received(destinations[i]!)).toBe(3_000_000n);
+        }
+      });
     });
   });
 }

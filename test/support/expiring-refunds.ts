@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import type { PayoutBoundary } from '../../src/providers/custody/custody-provider.js';
 import type { Refund, RefundQuote } from '../../src/http/resources/refund.js';
 import { verifyLedger } from '../../src/use-cases/ledger.js';
 import { leaseLapses, type crashPoints } from './crash-points.js';
-import type { ExpiringChainRig } from './expiring-crash-points.js';
+import { ENDPOINTS, type ExpiringChainRig } from './expiring-crash-points.js';
 import { createTenant, creditDirect, eventsInOrder, extraKey, getIntent, insertLiveIntent, json } from './partner.js';
 
 type RefundObject = Static<typeof Refund>;
@@ -20,12 +20,13 @@ type LiveIntent = { key: string; organizationId: string; intentId: string };
  */
 export function expiringRefundSuite(rig: ExpiringChainRig, crash: ReturnType<typeof crashPoints>): void {
   const { world, kit, asset, network } = rig;
-  const { sweep, available, lastError, recorded } = kit;
+  const { sweep, sweepUntilExpired, available, lastError, recorded } = kit;
   const units = (amount: string) => BigInt(new Decimal(amount).times(1_000_000).toFixed(0));
 
   afterEach(() => {
     crash.reset();
     rig.dropSends(false);
+    rig.lag(false);
   });
 
   /** A live 10 `asset` intent on the rig's network that its payer paid `paid` (credited as the chain's watcher would). */
@@ -55,13 +56,13 @@ export function expiringRefundSuite(rig: ExpiringChainRig, crash: ReturnType<typ
 
   /** Blocks and sweeps until the refund is settled; its final state. */
   async function settled(key: string, id: string): Promise<RefundObject> {
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 16; round++) {
       rig.finalize();
       await sweep();
       const refund = await statusOf(key, id);
       if (refund.status === 'completed' || refund.status === 'failed') return refund;
     }
-    throw new Error(`refund ${id} is still open after 8 sweeps: ${await lastError(id)}`);
+    throw new Error(`refund ${id} is still open after 16 sweeps: ${await lastError(id)}`);
   }
 
   /** What the organization's fees account holds of the asset on the network. */
@@ -89,83 +90,87 @@ export function expiringRefundSuite(rig: ExpiringChainRig, crash: ReturnType<typ
     expect((await verifyLedger(world.t.db)).ok).toBe(true);
   }
 
-  describe(`live refunds on ${rig.chain}, through the expiring-payout engine`, () => {
-    // Amounts above Tron's fee to an address holding no USDT (about 4.6 USDT here): a deducted refund must exceed its fee.
-    it.each([
-      { case: 'the overpaid part, fee deducted', paid: '20', body: { portion: 'excess', network_fee: 'deducted' }, amount: '10', discrepancy: { type: 'overpaid', status: 'refunded' } },
-      { case: 'part of an exact payment, fee on top', paid: '10', body: { amount: '4', network_fee: 'on_top' }, amount: '4', discrepancy: null },
-    ])('$case: one transfer of recipient_gets to the destination, completed, refund.completed on the intent, the ledger exact', async (c) => {
-      const paid = await paidIntent(c.paid);
-      const destination = await rig.freshDestination();
-      const refund = await refundOf(paid, { ...c.body, destination });
-      expect(refund).toMatchObject({ status: 'pending', network, asset, amount: c.amount });
-      const fee = new Decimal(refund.fee);
-      expect(fee.gt(0)).toBe(true);
-      const split = c.body.network_fee === 'deducted' ? { recipient_gets: new Decimal(c.amount).minus(fee), owner_pays: new Decimal(c.amount) } : { recipient_gets: new Decimal(c.amount), owner_pays: fee.plus(c.amount) };
-      expect(refund).toMatchObject({ recipient_gets: split.recipient_gets.toFixed(), owner_pays: split.owner_pays.toFixed() });
+  describe.each(ENDPOINTS)('through $endpoint', ({ lagged }) => {
+    beforeEach(() => rig.lag(lagged));
 
-      await sent(paid.key, refund.id);
-      const done = await settled(paid.key, refund.id);
-      await expectPaidOnce(paid, done, c.paid, destination);
-      const intent = await getIntent(world.t, paid.key, paid.intentId);
-      expect(intent).toMatchObject({ status: 'completed', amount_refunded: Number(c.amount), refunds: [done] });
-      expect(intent.discrepancy === null ? null : { type: intent.discrepancy.type, status: intent.discrepancy.status }).toEqual(c.discrepancy);
-    });
+    describe(`live refunds on ${rig.chain}, through the expiring-payout engine`, () => {
+      // Amounts above Tron's fee to an address holding no USDT (about 4.6 USDT here): a deducted refund must exceed its fee.
+      it.each([
+        { case: 'the overpaid part, fee deducted', paid: '20', body: { portion: 'excess', network_fee: 'deducted' }, amount: '10', discrepancy: { type: 'overpaid', status: 'refunded' } },
+        { case: 'part of an exact payment, fee on top', paid: '10', body: { amount: '4', network_fee: 'on_top' }, amount: '4', discrepancy: null },
+      ])('$case: one transfer of recipient_gets to the destination, completed, refund.completed on the intent, the ledger exact', async (c) => {
+        const paid = await paidIntent(c.paid);
+        const destination = await rig.freshDestination();
+        const refund = await refundOf(paid, { ...c.body, destination });
+        expect(refund).toMatchObject({ status: 'pending', network, asset, amount: c.amount });
+        const fee = new Decimal(refund.fee);
+        expect(fee.gt(0)).toBe(true);
+        const split = c.body.network_fee === 'deducted' ? { recipient_gets: new Decimal(c.amount).minus(fee), owner_pays: new Decimal(c.amount) } : { recipient_gets: new Decimal(c.amount), owner_pays: fee.plus(c.amount) };
+        expect(refund).toMatchObject({ recipient_gets: split.recipient_gets.toFixed(), owner_pays: split.owner_pays.toFixed() });
 
-    it.each<PayoutBoundary>(['signed', 'broadcast'])(
-      'killed after %s, then taken over once its lease lapsed: exactly one transfer, completed once',
-      async (boundary) => {
+        await sent(paid.key, refund.id);
+        const done = await settled(paid.key, refund.id);
+        await expectPaidOnce(paid, done, c.paid, destination);
+        const intent = await getIntent(world.t, paid.key, paid.intentId);
+        expect(intent).toMatchObject({ status: 'completed', amount_refunded: Number(c.amount), refunds: [done] });
+        expect(intent.discrepancy === null ? null : { type: intent.discrepancy.type, status: intent.discrepancy.status }).toEqual(c.discrepancy);
+      });
+
+      it.each<PayoutBoundary>(['signed', 'broadcast'])(
+        'killed after %s, then taken over once its lease lapsed: exactly one transfer, completed once',
+        async (boundary) => {
+          const paid = await paidIntent('10');
+          const destination = await rig.freshDestination();
+          crash.stopAt(boundary);
+          const refund = await refundOf(paid, { amount: '7', destination, network_fee: 'deducted' });
+          await crash.stoppedThere(refund.id);
+          // Until the dead process's lease lapses, nobody else touches the refund.
+          await sweep();
+          expect((await statusOf(paid.key, refund.id)).status).toBe('pending');
+
+          await leaseLapses(world.t, refund.id);
+          const done = await settled(paid.key, refund.id);
+          await expectPaidOnce(paid, done, '10', destination);
+        },
+      );
+
+      it('never landed, every transaction expired: not_sent fails the refund, its funds and its room on the intent come back', async () => {
         const paid = await paidIntent('10');
         const destination = await rig.freshDestination();
-        crash.stopAt(boundary);
+        rig.dropSends(true);
         const refund = await refundOf(paid, { amount: '7', destination, network_fee: 'deducted' });
-        await crash.stoppedThere(refund.id);
-        // Until the dead process's lease lapses, nobody else touches the refund.
-        await sweep();
-        expect((await statusOf(paid.key, refund.id)).status).toBe('pending');
+        await sent(paid.key, refund.id);
+        expect(await available(paid.organizationId, asset)).toBe('3');
 
-        await leaseLapses(world.t, refund.id);
-        const done = await settled(paid.key, refund.id);
-        await expectPaidOnce(paid, done, '10', destination);
-      },
-    );
+        // Each sweep past the open transaction's deadline proves it expired and signs the next, up to the engine's limit.
+        let done = refund;
+        for (let round = 0; round < 5 && done.status !== 'failed'; round++) {
+          const newest = (await recorded(refund.id)).at(-1)!;
+          rig.passDeadlines([BigInt(newest.deadline)]);
+          await sweepUntilExpired([refund.id]);
+          done = await statusOf(paid.key, refund.id);
+        }
+        expect(done.status).toBe('failed');
+        expect(done.failure_reason).toContain('expired unlanded');
+        // The worlds sign at most three times; the failed refund keeps the newest hash sent, as a payout does (docs/refunds.md).
+        const txs = await recorded(refund.id);
+        expect(txs.map((tx) => tx.status)).toEqual(['expired', 'expired', 'expired']);
+        expect(done.tx_hash).toBe(txs.at(-1)!.tx_id);
+        expect(await rig.landed(refund.id, destination)).toEqual([]);
+        expect(await rig.received(destination)).toBe(0n);
+        expect(await available(paid.organizationId, asset)).toBe('10');
+        expect(await feesHeld(paid.organizationId)).toBe('0');
+        expect(await refundEvents(paid)).toEqual(['refund.created', 'refund.failed']);
+        expect(await getIntent(world.t, paid.key, paid.intentId)).toMatchObject({ amount_refunded: 0, refunds: [done] });
+        expect((await verifyLedger(world.t.db)).ok).toBe(true);
 
-    it('never landed, every transaction expired: not_sent fails the refund, its funds and its room on the intent come back', async () => {
-      const paid = await paidIntent('10');
-      const destination = await rig.freshDestination();
-      rig.dropSends(true);
-      const refund = await refundOf(paid, { amount: '7', destination, network_fee: 'deducted' });
-      await sent(paid.key, refund.id);
-      expect(await available(paid.organizationId, asset)).toBe('3');
-
-      // Each sweep past the open transaction's deadline proves it expired and signs the next, up to the engine's limit.
-      let done = refund;
-      for (let round = 0; round < 5 && done.status !== 'failed'; round++) {
-        const newest = (await recorded(refund.id)).at(-1)!;
-        rig.passDeadlines([BigInt(newest.deadline)]);
-        await sweep();
-        done = await statusOf(paid.key, refund.id);
-      }
-      expect(done.status).toBe('failed');
-      expect(done.failure_reason).toContain('expired unlanded');
-      // The worlds sign at most three times; the failed refund keeps the newest hash sent, as a payout does (docs/refunds.md).
-      const txs = await recorded(refund.id);
-      expect(txs.map((tx) => tx.status)).toEqual(['expired', 'expired', 'expired']);
-      expect(done.tx_hash).toBe(txs.at(-1)!.tx_id);
-      expect(await rig.landed(refund.id, destination)).toEqual([]);
-      expect(await rig.received(destination)).toBe(0n);
-      expect(await available(paid.organizationId, asset)).toBe('10');
-      expect(await feesHeld(paid.organizationId)).toBe('0');
-      expect(await refundEvents(paid)).toEqual(['refund.created', 'refund.failed']);
-      expect(await getIntent(world.t, paid.key, paid.intentId)).toMatchObject({ amount_refunded: 0, refunds: [done] });
-      expect((await verifyLedger(world.t.db)).ok).toBe(true);
-
-      // The failed refund counts for nothing: the whole payment can be refunded again.
-      rig.dropSends(false);
-      const again = await quote(paid, { amount: '10', destination, network_fee: 'deducted' });
-      expect(again.statusCode, again.body).toBe(201);
-      expect(json<Static<typeof RefundQuote>>(again)).toMatchObject({ amount: '10', refundable: '10' });
-      expect(json<Static<typeof RefundQuote>>(again).insufficient_funds).toBeUndefined();
+        // The failed refund counts for nothing: the whole payment can be refunded again.
+        rig.dropSends(false);
+        const again = await quote(paid, { amount: '10', destination, network_fee: 'deducted' });
+        expect(again.statusCode, again.body).toBe(201);
+        expect(json<Static<typeof RefundQuote>>(again)).toMatchObject({ amount: '10', refundable: '10' });
+        expect(json<Static<typeof RefundQuote>>(again).insufficient_funds).toBeUndefined();
+      });
     });
   });
 }

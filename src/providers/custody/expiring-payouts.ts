@@ -1,6 +1,6 @@
 import type { Catalog } from '../../domain/catalog.js';
 import type { Database } from '../../store/database.js';
-import { payoutTxs, recordBroadcast, recordExpired, recordSigned, type ExpiringTx } from '../../store/expiring-payouts.js';
+import { payoutTxs, recordAbsence, recordBroadcast, recordLanded, recordSigned, type ExpiringTx } from '../../store/expiring-payouts.js';
 import { expiryVerdict, type Deadline } from '../chains/expiry-verdict.js';
 import type { NotSentProof, PayoutBoundary, PayoutOutcome, PayoutRequest } from './custody-provider.js';
 
@@ -20,11 +20,27 @@ export interface ExpiringChainDriver {
   sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }>;
   /** Sends signed bytes: `accepted` when a node holds them (taken now, or already known to it). */
   broadcast(network: string, raw: string): Promise<{ accepted: true } | { accepted: false; reason: string }>;
-  /** The chain's final point now: what deadlines are compared with (`point`), and the height of the final head. */
-  finalPoint(network: string): Promise<{ point: bigint; height: bigint }>;
-  /** Where the transaction landed (`final`: in the final chain), or null when no node knows it. */
-  lookup(network: string, txId: string): Promise<{ final: boolean; succeeded: boolean; block: bigint } | null>;
+  /**
+   * The chain's final point now, from one answer: what deadlines are compared with (`point`), and where the final
+   * head is (`height`: the block or slot number lookups state where a transaction landed in).
+   */
+  finalPoint(network: string): Promise<FinalPoint>;
+  /**
+   * Where the transaction landed (`final`: in the final chain), or, when the node asked does not know it, whether
+   * its answer proves that node had the final chain through the transaction's deadline, as of `final` (read
+   * first, maybe from another backend): only such an absence is evidence (docs/money-out.md, "What an RPC answer
+   * proves").
+   */
+  lookup(network: string, tx: SignedTransfer, final: FinalPoint): Promise<Lookup>;
 }
+
+/** The chain's final point: a deadline's measure (a block height, or a block time in ms) and the final head's number. */
+export interface FinalPoint {
+  point: bigint;
+  height: bigint;
+}
+
+export type Lookup = { found: { final: boolean; succeeded: boolean; block: bigint } } | { found: null; absenceProven: boolean };
 
 export interface ExpiringPayoutOptions {
   /**
@@ -32,6 +48,11 @@ export interface ExpiringPayoutOptions {
    * unlanded. Then the payout fails (`expired`): a node that keeps refusing it is no transient expiry.
    */
   maxSignings: number;
+  /**
+   * Seconds between two sightings of a transaction past its deadline and landed nowhere (each from an answer proving
+   * its node's height) before it is recorded expired: the second, on a later attempt, is what `expired` rests on.
+   */
+  expiryConfirmSeconds: number;
   /** Called at each boundary; a test makes it never return, as a killed process never goes on. */
   atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
 }
@@ -45,9 +66,10 @@ const LEASE_LOST = 'the lease on the payout was lost, or another process signed 
  * answering a closed outcome (docs/money-out.md, "Chains without nonces: expiring transactions"). A transaction
  * is recorded (bytes, id, deadline) under the payout's lease before any broadcast; only recorded bytes are sent,
  * and sent again while open. A new transaction is signed only once every earlier one is proven expired (past its
- * deadline at the final point read before the lookup, landed nowhere), so at most one of a payout's transactions
- * can ever land. An expired transaction is signed afresh (within the fee the quote charged) up to `maxSignings`
- * times; funds are released only on proof (`not_sent`), and anything in doubt is `unknown`.
+ * deadline, landed nowhere as answers proving their node's height saw it on two attempts `expiryConfirmSeconds`
+ * apart, never seen landed by any node), so at most one of a payout's transactions can ever land. An expired
+ * transaction is signed afresh (within the fee the quote charged) up to `maxSignings` times; funds are released
+ * only on proof (`not_sent`), and anything in doubt is `unknown`.
  */
 export class ExpiringPayouts {
   constructor(
@@ -81,25 +103,46 @@ export class ExpiringPayouts {
 
   /** What became of the open transaction; `expired` once it is proven never to land (and recorded so). */
   private async follow(request: PayoutRequest, tx: ExpiringTx): Promise<PayoutOutcome | 'expired'> {
-    // The final point first: a transaction that landed by then is in the lookup's answer.
+    // The final point first: a node whose answer proves it had reached it has every transaction landed by then.
     const final = await this.driver.finalPoint(request.network);
-    const found = await this.driver.lookup(request.network, tx.txId);
+    const answer = await this.driver.lookup(request.network, tx, final);
+    // Once any node showed it landed, no later "not found" (a node behind, or a fork that dropped it) makes it expired.
+    if (answer.found) await recordLanded(this.db, tx.txId);
     const required = BigInt(this.catalog.pair(request.asset, request.network)!.confirmations_required);
-    const verdict = expiryVerdict({ deadline: tx.deadline, finalPoint: final.point, found });
+    const verdict = expiryVerdict({ deadline: tx.deadline, finalPoint: final.point, found: answer.found, absenceProven: answer.found === null && answer.absenceProven });
     switch (verdict.kind) {
       case 'paid':
         // Final in the chain's sense; the catalog's confirmations are counted on top, from the final head read first.
-        return final.height - found!.block + 1n >= required ? { kind: 'confirmed', txHash: tx.txId } : { kind: 'sent', txHash: tx.txId };
+        return final.height - answer.found!.block + 1n >= required ? { kind: 'confirmed', txHash: tx.txId } : { kind: 'sent', txHash: tx.txId };
       case 'not_paid':
         if (verdict.proof === 'reverted') return notSent('reverted', `The transaction ${tx.txId} failed on chain (out of energy, or reverted); nothing was sent.`);
-        return (await recordExpired(this.db, request.lease, tx.txId)) ? 'expired' : unknown(LEASE_LOST);
+        return this.expiredSighting(request, tx, final);
       case 'landed_shallow':
         return { kind: 'sent', txHash: tx.txId };
+      case 'unproven':
+        return unknown(`${tx.txId} is past its deadline and the node that answered did not know it, but its answer does not prove it had reached the final point (a backend behind the others); looked up again.`);
       case 'open':
         if (request.cancelRequested) {
           return unknown(`Cancellation requested: ${tx.txId} can still land until its deadline; the payout fails once it has passed unlanded.`);
         }
         return this.broadcast(request, tx);
+    }
+  }
+
+  /** One sighting of the transaction past its deadline, landed nowhere at a proven height: `expired` only on a later, agreeing one. */
+  private async expiredSighting(request: PayoutRequest, tx: ExpiringTx, final: FinalPoint): Promise<PayoutOutcome | 'expired'> {
+    switch (await recordAbsence(this.db, request.lease, tx.txId, final.point, this.options.expiryConfirmSeconds)) {
+      case 'expired':
+        return 'expired';
+      case 'lease_lost':
+        return unknown(LEASE_LOST);
+      case 'landed':
+        return unknown(`A node showed ${tx.txId} landed, and now none knows it past its deadline: never taken as expired (it may have landed); an operator decides.`);
+      case 'first':
+      case 'waiting':
+        return unknown(
+          `${tx.txId} is past its deadline and landed nowhere as a node at the final point saw it; believed once a later attempt, at least ${this.options.expiryConfirmSeconds} s on, sees the same.`,
+        );
     }
   }
 

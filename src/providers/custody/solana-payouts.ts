@@ -23,7 +23,7 @@ import { hidingUrl } from '../chains/solana/solana-rpc.js';
 import { splPayoutMaxCostLamports, TOKEN_ACCOUNT_RENT_LAMPORTS, type PriorityFee } from '../chains/solana/spl-payout-fee.js';
 import { signSplPayout, type SignedSplPayout } from '../chains/solana/spl-payout-transaction.js';
 import type { PayoutRequest } from './custody-provider.js';
-import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
+import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type FinalPoint, type Lookup, type SignedTransfer } from './expiring-payouts.js';
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
 /**
@@ -187,21 +187,25 @@ export class SolanaDriver implements ExpiringChainDriver {
     });
   }
 
-  async finalPoint(network: string): Promise<{ point: bigint; height: bigint }> {
+  async finalPoint(network: string): Promise<FinalPoint> {
     const { rpc, call } = this.node(network);
-    // The block height is what lastValidBlockHeight is stated in; confirmations are counted in slots, as lookups give them.
-    const point = await call('getBlockHeight', (abortSignal) => rpc.getBlockHeight({ commitment: 'finalized' }).send({ abortSignal }));
-    const height = await call('getSlot', (abortSignal) => rpc.getSlot({ commitment: 'finalized' }).send({ abortSignal }));
-    return { point, height };
+    // One answer for both (separate calls may reach different backends): the block height, what lastValidBlockHeight
+    // is stated in, and its slot, what confirmations are counted in (lookups give slots) and what a lookup's
+    // context.slot must reach.
+    const epoch = await call('getEpochInfo', (abortSignal) => rpc.getEpochInfo({ commitment: 'finalized' }).send({ abortSignal }));
+    return { point: epoch.blockHeight, height: epoch.absoluteSlot };
   }
 
-  async lookup(network: string, txId: string): Promise<{ final: boolean; succeeded: boolean; block: bigint } | null> {
+  async lookup(network: string, tx: SignedTransfer, final: FinalPoint): Promise<Lookup> {
     const { rpc, call } = this.node(network);
-    const { value } = await call('getSignatureStatuses', (abortSignal) =>
-      rpc.getSignatureStatuses([toSignature(txId)], { searchTransactionHistory: true }).send({ abortSignal }),
+    const { context, value } = await call('getSignatureStatuses', (abortSignal) =>
+      rpc.getSignatureStatuses([toSignature(tx.txId)], { searchTransactionHistory: true }).send({ abortSignal }),
     );
     const status = value[0];
-    return status ? { final: status.confirmationStatus === 'finalized', succeeded: status.err === null, block: status.slot } : null;
+    if (status) return { found: { final: status.confirmationStatus === 'finalized', succeeded: status.err === null, block: status.slot } };
+    // The slot the answering node's bank was at: only a node that had reached the finalized slot read first has
+    // every block the transaction could have landed in by then.
+    return { found: null, absenceProven: context.slot >= final.height };
   }
 }
 

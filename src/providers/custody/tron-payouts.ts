@@ -5,10 +5,11 @@ import { Decimal } from '../../domain/money.js';
 import type { Database } from '../../store/database.js';
 import { tronAddressBytes } from '../chains/tron/address.js';
 import { tronNodeHttp, type TronNodeCall } from '../chains/tron/node-http.js';
+import { SignedTransactionMessage, TransactionRawMessage } from '../chains/tron/proto/messages.js';
 import type { TronSigner } from '../chains/tron/signer.js';
 import { buildTransaction, signedTransactionBytes, trc20BalanceOfData, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from '../chains/tron/transaction.js';
 import type { PayoutRequest } from './custody-provider.js';
-import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type SignedTransfer } from './expiring-payouts.js';
+import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type FinalPoint, type Lookup, type SignedTransfer } from './expiring-payouts.js';
 
 const SUN_PER_TRX = 1_000_000;
 /** java-tron refuses a fee_limit above 15,000 TRX. */
@@ -17,6 +18,10 @@ const MAX_FEE_LIMIT_SUN = 15_000n * 1_000_000n;
 const RESULT_BYTES = 64n;
 /** Energy a TRC-20 transfer to an address holding none of the token burns beyond one to a holder (USDT: ~130k against ~65k). */
 const NEW_HOLDER_EXTRA_ENERGY = 65_000n;
+/** Tron's block slot: a block's time is at least this much after its parent's. */
+const BLOCK_INTERVAL_MS = 3_000n;
+/** The most blocks java-tron serves in one /walletsolidity/getblockbylimitnext. */
+const BLOCKS_PER_REQUEST = 100n;
 
 export interface TronPayoutOptions extends ExpiringPayoutOptions {
   /** How long after the head block a signed transaction may land: a dropped one is signed again this much later. */
@@ -166,18 +171,57 @@ export class TronDriver implements ExpiringChainDriver {
     return { accepted: false, reason: `${typeof answer.code === 'string' ? answer.code : 'no code'}: ${words(answer.message)}` };
   }
 
-  async finalPoint(network: string): Promise<{ point: bigint; height: bigint }> {
+  async finalPoint(network: string): Promise<FinalPoint> {
+    // One answer for both: the solidified head's time (what expirations are compared with) and its number.
     const block = blockOf(await this.node(network)('/walletsolidity/getnowblock', {}), '/walletsolidity/getnowblock');
     return { point: BigInt(block.timestamp), height: block.number };
   }
 
-  async lookup(network: string, txId: string): Promise<{ final: boolean; succeeded: boolean; block: bigint } | null> {
+  async lookup(network: string, tx: SignedTransfer, final: FinalPoint): Promise<Lookup> {
     const node = this.node(network);
-    const solid = await node('/walletsolidity/gettransactioninfobyid', { value: txId });
-    if (solid.id !== undefined) return { final: true, ...outcomeOf(solid) };
-    const head = await node('/wallet/gettransactioninfobyid', { value: txId });
-    return head.id !== undefined ? { final: false, ...outcomeOf(head) } : null;
+    const solid = await node('/walletsolidity/gettransactioninfobyid', { value: tx.txId });
+    if (solid.id !== undefined) return { found: { final: true, ...outcomeOf(solid) } };
+    const head = await node('/wallet/gettransactioninfobyid', { value: tx.txId });
+    if (head.id !== undefined) return { found: { final: false, ...outcomeOf(head) } };
+    // "Not found" carries no height: before its deadline that is nothing to prove, after it the blocks prove it.
+    if (tx.deadline.kind !== 'expiration_ms' || final.point < tx.deadline.at) return { found: null, absenceProven: false };
+    return absenceInBlocks(node, tx.txId, signedAt(tx.raw), tx.deadline.at, final);
   }
+}
+
+/**
+ * Whether the solidified blocks prove the transaction landed nowhere: every block that could hold it served, in
+ * order, and none holding it. It can land only after its reference block, the head it was signed at (whose time its
+ * `timestamp` is), and in no block after the first at or past its `expiration`. A block follows its parent by at
+ * least one 3-second slot, so the final head's number less the slots since `signedAt` is at or below the reference
+ * block: the scan starts there. Each block served is its own proof of what it holds, whichever backend served it;
+ * one missing (a backend behind the final point read first) proves nothing, and the next attempt asks again.
+ */
+async function absenceInBlocks(node: TronNodeCall, txId: string, signedAt: bigint, expiration: bigint, final: FinalPoint): Promise<Lookup> {
+  let next = final.height - (final.point - signedAt) / BLOCK_INTERVAL_MS;
+  if (next < 0n) next = 0n;
+  while (next <= final.height) {
+    const answer = await node('/walletsolidity/getblockbylimitnext', { startNum: Number(next), endNum: Number(next + BLOCKS_PER_REQUEST) });
+    const served = (answer.block as Record<string, unknown>[] | undefined) ?? [];
+    for (const raw of served) {
+      const block = blockOf(raw, '/walletsolidity/getblockbylimitnext');
+      if (block.number !== next) return { found: null, absenceProven: false };
+      const txIds = ((raw.transactions as { txID?: unknown }[] | undefined) ?? []).map((t) => t.txID);
+      // Landed, final: its outcome is read from its info, which the backend that answered first had not yet.
+      if (txIds.includes(txId)) return { found: { final: false, succeeded: true, block: block.number } };
+      if (BigInt(block.timestamp) >= expiration) return { found: null, absenceProven: true };
+      next += 1n;
+    }
+    if (BigInt(served.length) < BLOCKS_PER_REQUEST) return { found: null, absenceProven: false };
+  }
+  return { found: null, absenceProven: false };
+}
+
+/** The `timestamp` the transaction was signed with: the time of its reference block (see `sign`). */
+function signedAt(raw: string): bigint {
+  const { raw_data: rawData } = SignedTransactionMessage.decode(hexToBytes(raw)) as unknown as { raw_data: Uint8Array };
+  const { timestamp } = TransactionRawMessage.toObject(TransactionRawMessage.decode(rawData), { longs: String }) as { timestamp?: string };
+  return BigInt(timestamp ?? 0);
 }
 
 /**

@@ -6,6 +6,7 @@ import { systemClock } from '../../../src/domain/clock.js';
 import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
 import { TablePriceSource } from '../../../src/providers/prices/table-price-source.js';
 import { startTestApp, type TestApp } from '../app.js';
+import { seededRandom } from '../evm/flaky-rpc.js';
 import type { ExpiringChainRig } from '../expiring-crash-points.js';
 import type { tronPayoutKit } from '../tron/live-payouts.js';
 import { solanaRpcWorld, USDC_MINT, USDT_MINT } from './rpc-world.js';
@@ -53,7 +54,7 @@ export function useSolanaPayoutWorld(atBoundary?: (boundary: PayoutBoundary, pay
     };
     world.t = await startTestApp(
       {
-        solana: { rpcUrls: { solana: world.chain.url }, pollSeconds: 1, poolLowThreshold: 0, watchHoursAfterExpiry: 72, rpcTimeoutMs: 2_000, signer: { key: key.json }, payoutMaxSignings: 3 },
+        solana: { rpcUrls: { solana: world.chain.url }, pollSeconds: 1, poolLowThreshold: 0, watchHoursAfterExpiry: 72, rpcTimeoutMs: 2_000, signer: { key: key.json }, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0 },
         // Every sweep looks at every open payout again: tests decide when blocks are produced.
         livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
       },
@@ -78,6 +79,16 @@ export const recordedTxs = (world: SolanaPayoutWorld, payoutId: string) =>
     [payoutId],
   );
 
+/** What the engine reads to follow a payout's transaction: its final point, and the lookup. */
+const FOLLOW_READS = new Set(['getEpochInfo', 'getSignatureStatuses']);
+/** How far a lagging backend is behind: more than a blockhash's 150 blocks and the 32 confirmations after them (it has not seen what landed since). */
+const LAG_BLOCKS = 400n;
+/** Fixed, so a failing run replays the same lag: with this one, both lookups of the first attempt come from the backend behind. */
+const LAG_SEED = 44;
+
+/** A quarter of the reads that follow a payout answered by a backend LAG_BLOCKS behind, drawn from `random`: the chain's `behind`. */
+export const laggingFollowReads = (random: () => number) => (method: string) => (FOLLOW_READS.has(method) && random() < 0.25 ? LAG_BLOCKS : 0n);
+
 /** The world's Solana as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
 export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
   /** The test chain, once the world has started it. */
@@ -98,5 +109,8 @@ export function solanaChainRig(world: SolanaPayoutWorld, kit: ReturnType<typeof 
     },
     // A Solana deadline is a last valid block height: passed once the finalized height is above it.
     passDeadlines: (deadlines) => chain().mineUntilFinalizedAbove(deadlines.reduce((a, b) => (a > b ? a : b))),
+    lag: (on) => {
+      chain().behind = on ? laggingFollowReads(seededRandom(LAG_SEED)) : () => 0n;
+    },
   };
 }

@@ -33,13 +33,16 @@ export type SendMode =
   /** takes it into its pool, but the answer is lost (the connection is cut) */
   | 'lose';
 
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
 export type ChainAnswer = { result: unknown } | { error: { code: number; message: string; data?: unknown } } | 'lost';
 
 /**
  * The chain a Solana payout driver talks to, over litesvm (the real programs): block heights the test advances
  * (litesvm has none), blockhashes valid for 150 blocks, a pool of sent transactions that land at the next block
- * `mine`s while valid — executed by litesvm from their wire bytes — and a finalized height that can lag. litesvm's
- * own blockhash check is off: this chain decides validity by height, as validators do.
+ * `mine`s while valid — executed by litesvm from their wire bytes — and a finalized height that can lag, each call
+ * answerable by a backend behind the others (`behind`). litesvm's own blockhash check is off: this chain decides
+ * validity by height, as validators do.
  */
 export function payoutChain(svm: LiteSVM) {
   svm.withBlockhashCheck(false);
@@ -59,6 +62,12 @@ export function payoutChain(svm: LiteSVM) {
      * answers a landed transaction sent again as preflight does: "already been processed".
      */
     forgetful: false,
+    /**
+     * How many blocks behind the chain the backend answering this call is (0: up to date), asked once per call: a
+     * load-balanced endpoint whose nodes lag each other. A lagging backend answers heights, statuses and
+     * `context.slot` as of its own head: the finalized block as it stood then, transactions of newer blocks absent.
+     */
+    behind: (_method: string): bigint => 0n,
     /** Every signature sendTransaction was given, in order (with repeats). */
     received: [] as string[],
     get height() {
@@ -99,7 +108,11 @@ export function payoutChain(svm: LiteSVM) {
     lamports: (owner: Address): bigint => svm.getBalance(owner) ?? 0n,
     /** The answer to a payout driver's JSON-RPC call; null for a method this chain does not serve. */
     answer(method: string, params: unknown[]): ChainAnswer | null {
-      const context = { slot: Number(height + SLOT_OFFSET) };
+      const lag = chain.behind(method);
+      // The answering backend's head and finalized block.
+      const head = height - lag < 1n ? 1n : height - lag;
+      const final = lag === 0n ? finalized : min(finalized, head - chain.finalityLag < 1n ? 1n : head - chain.finalityLag);
+      const context = { slot: Number(head + SLOT_OFFSET) };
       switch (method) {
         case 'getLatestBlockhash': {
           const blockhash = svm.latestBlockhash();
@@ -126,17 +139,17 @@ export function payoutChain(svm: LiteSVM) {
           return { result: Number(svm.minimumBalanceForRentExemption(BigInt(params[0] as number))) };
         case 'getRecentPrioritizationFees':
           return { result: chain.priorityFees.map((fee, i) => ({ slot: Number(height + SLOT_OFFSET) - i, prioritizationFee: Number(fee) })) };
-        case 'getBlockHeight':
-          return { result: Number(committed(params[0])) };
-        case 'getSlot':
-          return { result: Number(committed(params[0]) + SLOT_OFFSET) };
+        case 'getEpochInfo': {
+          const blockHeight = committed(params[0], head, final);
+          return { result: { absoluteSlot: Number(blockHeight + SLOT_OFFSET), blockHeight: Number(blockHeight), epoch: 0, slotIndex: Number(blockHeight + SLOT_OFFSET), slotsInEpoch: 432_000, transactionCount: null } };
+        }
         case 'getSignatureStatuses': {
           const value = (params[0] as string[]).map((signature) => {
             const tx = chain.forgetful ? undefined : landed.get(signature);
-            if (!tx) return null;
-            const final = tx.height <= finalized;
+            if (!tx || tx.height > head) return null;
+            const isFinal = tx.height <= final;
             const err = tx.err && { InstructionError: [0, { Custom: 1 }] };
-            return { slot: Number(tx.height + SLOT_OFFSET), confirmations: final ? null : Number(height - tx.height), err, status: err ? { Err: err } : { Ok: null }, confirmationStatus: final ? 'finalized' : 'confirmed' };
+            return { slot: Number(tx.height + SLOT_OFFSET), confirmations: isFinal ? null : Number(head - tx.height), err, status: err ? { Err: err } : { Ok: null }, confirmationStatus: isFinal ? 'finalized' : 'confirmed' };
           });
           return { result: { context, value } };
         }
@@ -162,9 +175,9 @@ export function payoutChain(svm: LiteSVM) {
     },
   };
   /** The height at the commitment asked: the head for processed and confirmed; finalized when none is named, as nodes default. */
-  function committed(config: unknown): bigint {
+  function committed(config: unknown, head: bigint, final: bigint): bigint {
     const commitment = (config as { commitment?: string } | undefined)?.commitment ?? 'finalized';
-    return commitment === 'finalized' ? finalized : height;
+    return commitment === 'finalized' ? final : head;
   }
   return chain;
 }

@@ -10,7 +10,8 @@ import { tronAddressBytes } from '../../../src/providers/chains/tron/address.js'
  * Every broadcast is decoded and its signature checked with TronWeb's own code (an implementation independent of
  * ours); blocks are produced on demand, 3 s apart in chain time, and the solidified head follows `solidLag` blocks
  * behind. TRC-20 `transfer`s cost 65,000 energy to a holder and 130,000 to an address holding none (the figures of
- * USDT on mainnet); a fee_limit short of that runs out of energy, burning it. Tests make it refuse, drop or lose.
+ * USDT on mainnet); a fee_limit short of that runs out of energy, burning it. Tests make it refuse, drop or lose,
+ * and answer as a backend lagging the chain (`behind`).
  */
 
 const BLOCK_MS = 3_000;
@@ -86,6 +87,12 @@ export class FakeTronNode {
   dropBroadcasts = false;
   /** Paths whose next answer is lost: the node does the work, the caller gets no answer. */
   readonly loseNext = new Set<string>();
+  /**
+   * How many blocks behind the chain the backend answering this request is (0: up to date), asked once per request:
+   * a load-balanced endpoint whose nodes lag each other. A lagging backend answers its heads (and the solidified
+   * block `solidLag` below), transaction infos and solidified blocks as of its own head: newer blocks' absent.
+   */
+  behind: (path: string) => number = () => 0;
   /** Each request's fate: lost before the node sees it, its answer lost after the work, or answered. */
   decide: (path: string) => 'pass' | 'drop-request' | 'drop-answer' = () => 'pass';
   private server!: http.Server;
@@ -205,11 +212,21 @@ export class FakeTronNode {
   }
 
   private answer(path: string, body: Record<string, unknown>): unknown {
+    const lag = this.behind(path);
+    // The answering backend's head and solidified block.
+    const head = this.blocks[Math.max(0, this.blocks.length - 1 - lag)]!;
+    const solid = this.blocks[Math.max(0, head.number - this.solidLag)]!;
     switch (path) {
       case '/wallet/getnowblock':
-        return blockJson(this.head);
+        return blockJson(head);
       case '/walletsolidity/getnowblock':
-        return blockJson(this.solid);
+        return blockJson(solid);
+      case '/walletsolidity/getblockbylimitnext': {
+        // java-tron: the solidified blocks numbered startNum up to (not including) endNum, at most 100; {} when none.
+        const [start, end] = [Number(body.startNum), Math.min(Number(body.endNum), Number(body.startNum) + 100, solid.number + 1)];
+        const served = this.blocks.slice(Math.max(0, start), Math.max(0, end));
+        return served.length === 0 ? {} : { block: served.map((b) => ({ ...blockJson(b), ...(b.txIds.length > 0 ? { transactions: b.txIds.map((txID) => ({ txID })) } : {}) })) };
+      }
       case '/wallet/getchainparameters':
         return {
           chainParameter: [
@@ -230,7 +247,7 @@ export class FakeTronNode {
       case '/walletsolidity/gettransactioninfobyid':
       case '/wallet/gettransactioninfobyid': {
         const found = this.executed.get(String(body.value));
-        const visible = found && (path.startsWith('/wallet/') || found.info.blockNumber <= this.solid.number);
+        const visible = found && found.info.blockNumber <= (path.startsWith('/wallet/') ? head : solid).number;
         return visible ? found.info : {};
       }
       default:

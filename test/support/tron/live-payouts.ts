@@ -8,6 +8,7 @@ import { localTronSigner } from '../../../src/providers/chains/tron/signer.js';
 import type { TronPayoutsConfig } from '../../../src/config.js';
 import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
 import { startTestApp, type TestApp } from '../app.js';
+import { seededRandom } from '../evm/flaky-rpc.js';
 import type { ExpiringChainRig } from '../expiring-crash-points.js';
 import type { PayoutObject } from '../evm/live-payouts.js';
 import { createTenant, creditDirect, extraKey, insertLiveAddress, json } from '../partner.js';
@@ -52,6 +53,8 @@ export function useTronPayoutWorld(
           expirationSeconds: 60,
           timeoutMs: 2_000,
           maxSignings: 3,
+          // Tests decide when blocks are produced: a later sweep is the second sighting an expiry needs.
+          expiryConfirmSeconds: 0,
           ...options,
         },
         // Every sweep looks at every open payout again: tests decide when blocks are produced.
@@ -106,12 +109,34 @@ export function tronPayoutKit(world: Pick<TronPayoutWorld, 't'>, network = 'tron
   const sweep = () => world.t.ctx.payouts.sweepLive(quiet, [network]);
   const lastError = async (payoutId: string) =>
     (await world.t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
+  const recorded = (payoutId: string) =>
+    world.t.db.query<{ tx_id: string; status: string; signing: number; deadline: string }>(
+      'SELECT tx_id, status, signing, deadline::text AS deadline FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing',
+      [payoutId],
+    );
+  /**
+   * Sweeps (with `sweeper`: one sweep by default) until the newest transaction of each payout is recorded expired, at
+   * most 16 times. It is believed on a later attempt than the first that sees it past its deadline and landed
+   * nowhere, from answers proving their node's height (docs/money-out.md): two sweeps when every answer is up to
+   * date (the worlds ask for no delay between them), more when some come from a backend behind. What the same
+   * attempt does next (sign again, or fail the payout) is done by then.
+   */
+  async function sweepUntilExpired(payoutIds: string[], sweeper: () => Promise<unknown> = sweep): Promise<void> {
+    const newest = await Promise.all(payoutIds.map(async (id) => (await recorded(id)).at(-1)!.tx_id));
+    for (let round = 0; round < 16; round++) {
+      await sweeper();
+      const open = await world.t.db.query("SELECT 1 FROM expiring_payout_txs WHERE tx_id = ANY($1::text[]) AND status <> 'expired'", [newest]);
+      if (open.length === 0) return;
+    }
+    throw new Error(`not every one of ${newest.join(', ')} was recorded expired after 16 sweeps`);
+  }
 
   return {
     fundedTenant,
     pay,
     statusOf,
     sweep,
+    sweepUntilExpired,
     /** Waits for the payout to reach `status` (its first attempt runs after the executing request's commit); a failure says why it is open. */
     reaches: async (key: string, id: string, status: PayoutObject['status']) => {
       await expect
@@ -134,13 +159,19 @@ export function tronPayoutKit(world: Pick<TronPayoutWorld, 't'>, network = 'tron
     },
     lastError,
     /** The payout's transactions as recorded (migration 020), first signed first. */
-    recorded: (payoutId: string) =>
-      world.t.db.query<{ tx_id: string; status: string; signing: number; deadline: string }>(
-        'SELECT tx_id, status, signing, deadline::text AS deadline FROM expiring_payout_txs WHERE payout_id = $1 ORDER BY signing',
-        [payoutId],
-      ),
+    recorded,
   };
 }
+
+/** What the engine reads to follow a payout's transaction: its final point, the lookups, and the solidified blocks. */
+const FOLLOW_READS = new Set(['/walletsolidity/getnowblock', '/walletsolidity/gettransactioninfobyid', '/wallet/gettransactioninfobyid', '/walletsolidity/getblockbylimitnext']);
+/** How far a lagging backend is behind: more than a transaction's 20-block lifetime and the 20 confirmations after it (it has not seen what landed since). */
+const LAG_BLOCKS = 60;
+/** Fixed, so a failing run replays the same lag: with this one, both lookups of the first attempt come from the backend behind. */
+const LAG_SEED = 44;
+
+/** A quarter of the reads that follow a payout answered by a backend LAG_BLOCKS behind, drawn from `random`: the node's `behind`. */
+export const laggingFollowReads = (random: () => number) => (path: string) => (FOLLOW_READS.has(path) && random() < 0.25 ? LAG_BLOCKS : 0);
 
 /** The world's Tron as the expiring-payout suites drive it (test/support/expiring-crash-points.ts, expiring-refunds.ts). */
 export function tronChainRig(world: TronPayoutWorld, kit: ReturnType<typeof tronPayoutKit>): ExpiringChainRig {
@@ -160,5 +191,8 @@ export function tronChainRig(world: TronPayoutWorld, kit: ReturnType<typeof tron
     },
     // A Tron deadline is an expiration in ms: passed once the solidified block's time is at or after it.
     passDeadlines: (deadlines) => world.node.mineUntilSolidAt(Number(deadlines.reduce((a, b) => (a > b ? a : b)))),
+    lag: (on) => {
+      world.node.behind = on ? laggingFollowReads(seededRandom(LAG_SEED)) : () => 0;
+    },
   };
 }
