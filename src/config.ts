@@ -122,11 +122,17 @@ export interface EvmConfig {
 export interface SolanaConfig {
   /** JSON-RPC endpoint per catalog network code; a network is live only with one. */
   rpcUrls: Readonly<Record<string, string>>;
-  /** Seconds between chain watcher ticks (each reads every watched account: see docs/live-solana.md on cost). */
+  /** Seconds between chain watcher ticks (see docs/live-solana.md, "What the watcher costs"). */
   pollSeconds: number;
+  /** RPC calls one tick of one network's watcher makes at most: the bound against the provider's rate limit. */
+  maxCallsPerTick: number;
+  /** Hours without a new signature after which a standalone address is idle… */
+  idleHours: number;
+  /** …and read only every this many seconds instead of every tick. */
+  idlePollSeconds: number;
   /** Below this many unallocated owner keys a network's pool is low: logged and shown. */
   poolLowThreshold: number;
-  /** Hours after its intent expired that a deposit address is still watched (standalone addresses always are). */
+  /** Hours after its intent expired that a deposit address is still watched (standalone addresses always are, idle ones less often). */
   watchHoursAfterExpiry: number;
   /** The longest one JSON-RPC call of the watcher may take, in milliseconds. */
   rpcTimeoutMs: number;
@@ -267,10 +273,21 @@ function solanaSigner(env: NodeJS.ProcessEnv): SolanaConfig['signer'] {
   return env.CONNECT_SOLANA_SIGNER_KEY_FILE ? { keyFile: env.CONNECT_SOLANA_SIGNER_KEY_FILE } : null;
 }
 
+/** Below 2, an address with a token account could never be read whole. */
+function solanaMaxCalls(raw: string | undefined): number {
+  const value = positiveInteger('CONNECT_SOLANA_MAX_CALLS', raw, 150);
+  if (value < 2) throw new Error(`CONNECT_SOLANA_MAX_CALLS must be at least 2 (an address and its token account), got "${raw}"`);
+  return value;
+}
+
 function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
   return {
     rpcUrls: rpcUrls(env, SOLANA_RPC_PREFIX),
     pollSeconds: positiveInteger('CONNECT_SOLANA_POLL_SECONDS', env.CONNECT_SOLANA_POLL_SECONDS, 15),
+    // An address costs 2 calls a tick (1 for SOL) plus 1 per new transaction: 150 every 15 s is 10 a second.
+    maxCallsPerTick: solanaMaxCalls(env.CONNECT_SOLANA_MAX_CALLS),
+    idleHours: positiveInteger('CONNECT_SOLANA_IDLE_HOURS', env.CONNECT_SOLANA_IDLE_HOURS, 24),
+    idlePollSeconds: positiveInteger('CONNECT_SOLANA_IDLE_POLL_SECONDS', env.CONNECT_SOLANA_IDLE_POLL_SECONDS, 600),
     poolLowThreshold: integer('CONNECT_SOLANA_POOL_LOW', env.CONNECT_SOLANA_POOL_LOW, 100),
     watchHoursAfterExpiry: integer('CONNECT_SOLANA_WATCH_HOURS', env.CONNECT_SOLANA_WATCH_HOURS, 72),
     rpcTimeoutMs: positiveInteger('CONNECT_SOLANA_RPC_TIMEOUT_MS', env.CONNECT_SOLANA_RPC_TIMEOUT_MS, 10_000),
