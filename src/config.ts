@@ -149,6 +149,8 @@ export interface TronConfig {
   xpub: string | undefined;
   /** The node's Ethereum-compatible JSON-RPC endpoint (`…/jsonrpc`) per catalog network code; a network is live only with one. */
   rpcUrls: Readonly<Record<string, string>>;
+  /** The provider's API key per catalog network code (CONNECT_TRON_API_KEY_<NETWORK>), sent as TronGrid's `TRON-PRO-API-KEY` header on every call. */
+  apiKeys?: Readonly<Record<string, string>>;
 }
 
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
@@ -320,9 +322,23 @@ function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
   };
 }
 
+const TRON_API_KEY_PREFIX = 'CONNECT_TRON_API_KEY_';
+
+/** `CONNECT_TRON_API_KEY_<NETWORK>` → network code → key. Never echoed: a key a message names is a key leaked. */
+function tronApiKeys(env: NodeJS.ProcessEnv): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(TRON_API_KEY_PREFIX) || !raw) continue;
+    // A header value: printable ASCII only, or fetch refuses it on the first call instead of at start.
+    if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error(`${name} must be printable ASCII without spaces (an API key)`);
+    keys[name.slice(TRON_API_KEY_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
+  }
+  return keys;
+}
+
 function tronConfig(env: NodeJS.ProcessEnv): TronConfig {
   const urls = rpcUrls(env, TRON_RPC_PREFIX);
-  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls };
+  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls, apiKeys: tronApiKeys(env) };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
