@@ -101,4 +101,11 @@ describe('one xpub, one database', () => {
     expect(await liveAddress(restored, key)).toBe(xpub.address(6));
     expect(await claims(restored)).toMatchObject([{ claimed: true, next_index: 7 }]);
   });
+
+  it('a node that cannot be read does not stop live addresses (one provider\'s outage would stop intents on every network): the address is handed out', async () => {
+    const t = await startLiveEvmApp([{ ...ethereum, anvil: { ...anvil, url: 'http://127.0.0.1:9' } }], undefined, {}, {}, { claimXpubs: true });
+    apps.push(t);
+    const key = (await createTenant(t, { mode: 'live' })).key;
+    expect(await liveAddress(t, key)).toBe(xpub.address(0));
+  });
 });

@@ -42,16 +42,18 @@ export const XPUB_GAP = 20;
 /**
  * Moves the family's next index past every address the chain shows as used within XPUB_GAP of it, until a whole
  * gap is unused: what a restored older backup, or a copy of this database, would otherwise hand out again. Run
- * once per process, before its first address; an RPC failure refuses the address and is tried again at the next.
+ * once per process, before its first address. A node that cannot be read is logged and the address handed out
+ * (the claim is what guards against another database; an outage of one network's provider must not stop every
+ * live intent): the check runs again before the next address, until it completes once.
  */
-async function skipUsedAhead(db: Database, { family, xpub, used, log }: Pick<XpubCustody, 'family' | 'xpub' | 'used' | 'log'>): Promise<void> {
+async function skipUsedAhead(db: Database, { family, xpub, used, log }: Pick<XpubCustody, 'family' | 'xpub' | 'used' | 'log'>): Promise<boolean> {
   try {
     for (;;) {
       const next = await nextDerivationIndex(db, family);
       const window = Array.from({ length: XPUB_GAP }, (_, i) => next + i);
       const seen = await Promise.all(window.map((index) => used(xpub.address(index))));
       const last = window.findLast((_, i) => seen[i]);
-      if (last === undefined) return;
+      if (last === undefined) return true;
       const moved = await skipPastUsed(db, family, last);
       log.warn(
         { family, usedIndex: last, nextIndex: moved },
@@ -60,7 +62,11 @@ async function skipUsedAhead(db: Database, { family, xpub, used, log }: Pick<Xpu
       );
     }
   } catch (error) {
-    throw new DomainError('provider_unavailable', `The chain could not be checked for used ${family.toUpperCase()} deposit addresses (${error instanceof Error ? error.message : String(error)}). Retry shortly.`);
+    log.warn(
+      { family, error: error instanceof Error ? error.message : String(error) },
+      `${family} deposit addresses: the chain could not be checked for addresses another database used; checked again before the next address`,
+    );
+    return false;
   }
 }
 
@@ -72,7 +78,7 @@ async function skipUsedAhead(db: Database, { family, xpub, used, log }: Pick<Xpu
  */
 function xpubCustody(db: Database, custody: XpubCustody): CustodyProvider {
   const { family, xpub, networks, hotWallet, signerSettings } = custody;
-  let checked: Promise<void> | null = null;
+  let checked: Promise<boolean> | null = null;
   return {
     networks,
     payoutRefusal: (network) =>
@@ -90,11 +96,8 @@ function xpubCustody(db: Database, custody: XpubCustody): CustodyProvider {
       if (!networks.has(request.network)) {
         throw new DomainError('provider_unavailable', `Live deposits on ${request.network} are not configured on this deployment.`);
       }
-      checked ??= skipUsedAhead(db, custody).catch((error: unknown) => {
-        checked = null;
-        throw error;
-      });
-      await checked;
+      const check = (checked ??= skipUsedAhead(db, custody));
+      if (!(await check) && checked === check) checked = null;
       const { index, address } = await allocateDerivedAddress(db, { family, fingerprint: xpub.fingerprint, derive: (i) => xpub.address(i) }, request.network);
       return { address, memo: null, providerRef: derivationPath(index) };
     },
