@@ -3,7 +3,10 @@ import { EvmXpub } from '../src/providers/chains/evm-xpub.js';
 import { XPUB_GAP } from '../src/providers/custody/xpub-custody.js';
 import type { TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
-import { startLiveEvmApp, TEST_XPUB, type WatchedNetwork } from './support/evm/live-app.js';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../src/cli/run.js';
+import { startLiveEvmApp, TEST_XPUB, testCatalogFile, type WatchedNetwork } from './support/evm/live-app.js';
 import { createTenant, errorOf, postIntent, json, type IntentEnvelope } from './support/partner.js';
 
 const xpub = EvmXpub.parse(TEST_XPUB);
@@ -107,5 +110,25 @@ describe('one xpub, one database', () => {
     apps.push(t);
     const key = (await createTenant(t, { mode: 'live' })).key;
     expect(await liveAddress(t, key)).toBe(xpub.address(0));
+  });
+
+  it('connect-payments xpub claim <family> --start-index N claims through the operator API, xpub status shows it; a start index that is not a number is a usage error', async () => {
+    const t = await liveApp({ claimXpubs: false });
+    const env = {
+      CONNECT_DATA_DIR: path.join(os.tmpdir(), 'xpub-cli-no-server-here'),
+      CONNECT_EVM_XPUB: TEST_XPUB,
+      CONNECT_EVM_RPC_ETHEREUM: anvil.url,
+      CONNECT_CATALOG_FILE: testCatalogFile([ethereum]),
+    };
+    const cli = async (...argv: string[]) => {
+      const out = { stdout: '', stderr: '' };
+      const io = { stdout: { write: (text: string) => (out.stdout += text) }, stderr: { write: (text: string) => (out.stderr += text) } };
+      return { code: await runCli(argv, io, async () => ({ ...t.db, close: async () => {} }), env), ...out };
+    };
+    const claimed = await cli('xpub', 'claim', 'evm', '--start-index', '12');
+    expect(claimed.code, claimed.stderr).toBe(0);
+    expect(JSON.parse(claimed.stdout)).toMatchObject({ object: 'xpub_claim', family: 'evm', claimed: true, claim: { how: 'declared', start_index: 12 }, next_index: 12 });
+    expect(JSON.parse((await cli('xpub', 'status')).stdout)).toMatchObject({ data: [{ family: 'evm', claimed: true, next_index: 12 }] });
+    expect((await cli('xpub', 'claim', 'evm', '--start-index', 'twelve')).code).toBe(2);
   });
 });
