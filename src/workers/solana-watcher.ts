@@ -74,7 +74,7 @@ export class SolanaWatcher {
     creditPrices: () => Promise<CreditPrices>,
     private readonly options: SolanaWatcherOptions,
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
-    metrics: Pick<Metrics, 'credited' | 'creditFailed'>,
+    private readonly metrics: Pick<Metrics, 'credited' | 'creditFailed' | 'solanaBudgetHit'>,
   ) {
     this.credits = new ChainCredits(db, clock, creditPrices, log, metrics);
   }
@@ -107,6 +107,7 @@ export class SolanaWatcher {
       // Every account of an address is listed at least once: one that cannot be is left whole for the next tick.
       if (budget.left < accounts.length) {
         this.log.warn({ network, maxCallsPerTick, waiting: due.length - read.length }, 'solana watcher: the tick spent its call budget (CONNECT_SOLANA_MAX_CALLS); the addresses left are read first at the next tick');
+        this.metrics.solanaBudgetHit(network);
         break;
       }
       read.push(address.id);

@@ -5,6 +5,7 @@ import { rpcSolanaReader } from '../../src/providers/chains/solana/solana-rpc.js
 import { SolanaWatcher } from '../../src/workers/solana-watcher.js';
 import { startTestApp, type Tenant, type TestApp } from '../support/app.js';
 import { ManualClock } from '../support/clock.js';
+import { parseExposition, valueOf } from '../support/metrics.js';
 import { createAddress, createIntent, createTenant, json, type TransactionObject } from '../support/partner.js';
 import { solanaRpcProxy } from '../support/solana/rpc-proxy.js';
 import { solanaRpcWorld, USDC_MINT } from '../support/solana/rpc-world.js';
@@ -90,6 +91,8 @@ describe('the Solana watcher stays within the calls the operator allows', () => 
     expect(perTick.every((calls) => calls <= 6), String(perTick)).toBe(true);
     for (const signature of payments) expect(await credited(signature)).toHaveLength(1);
     expect(warnings.some((w) => w.includes('CONNECT_SOLANA_MAX_CALLS'))).toBe(true);
+    const metrics = await t.admin('GET', '/metrics');
+    expect(valueOf(parseExposition(metrics.body), 'connect_solana_watcher_budget_spent_total', { network: 'solana' })).toBeGreaterThanOrEqual(1);
   });
 
   it('a transaction the node lists but does not return holds back only its own address: the others are credited in the same tick, it once the node returns it', async () => {
