@@ -38,6 +38,8 @@ interface Call {
   idempotent?: boolean;
   /** The partner key; none for the operator API. */
   key?: string | null;
+  /** Another app than the sandbox one (the live one below). */
+  on?: typeof app;
 }
 
 /** Calls `template` (OpenAPI path syntax, `{name}` parameters) and records the request and the answer. */
@@ -48,7 +50,7 @@ async function call(method: string, template: string, options: Call = {}): Promi
   const headers: Record<string, string> = {};
   if (options.idempotent) headers['Idempotency-Key'] = randomUUID();
   const token = template.startsWith(ADMIN_PREFIX) ? ADMIN_TOKEN : options.key;
-  const res = await app.inject({
+  const res = await (options.on ?? app).inject({
     method: method as 'GET',
     url: `${url}${query ? `?${query}` : ''}`,
     headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -210,6 +212,27 @@ for (let i = 0; i < 2; i++) {
 }
 await call('GET', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.113.7' } });
 await call('DELETE', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.113.7' } });
+
+// Xpub claims need a live family: a second app with live EVM (its RPC URL is never called here), on its own
+// database. The xpub is account 1 of the public development mnemonic "test … junk".
+const liveDb = await openPglite();
+await migrate(liveDb);
+const liveCtx = await createContext(
+  {
+    ...loadConfig({
+      CONNECT_EVM_XPUB: 'xpub6Ce9NcJvTk372KjsGfWqbcex5DumjpNquQLApoeQUavSCjEc823BV1tb4rXUuPuht8h2hSxkg2EXUaKUJmniJvRZAELxypsCzBFdtosmV76',
+      CONNECT_EVM_RPC_ETHEREUM: 'http://127.0.0.1:8545',
+    }),
+    logLevel: 'silent',
+  },
+  liveDb,
+);
+const liveApp = await buildApp(liveCtx, { adminToken: ADMIN_TOKEN, logger: false });
+await call('POST', `${A}/xpub-claims`, { on: liveApp, body: { family: 'evm', start_index: 1200 } });
+await call('GET', `${A}/xpub-claims`, { on: liveApp });
+await liveApp.close();
+await liveCtx.limiter.close();
+await liveDb.close();
 
 fs.writeFileSync(OUTPUT, `${JSON.stringify(recorded, null, 2)}\n`);
 await app.close();

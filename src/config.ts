@@ -130,11 +130,17 @@ export interface EvmConfig {
 export interface SolanaConfig {
   /** JSON-RPC endpoint per catalog network code; a network is live only with one. */
   rpcUrls: Readonly<Record<string, string>>;
-  /** Seconds between chain watcher ticks (each reads every watched account: see docs/live-solana.md on cost). */
+  /** Seconds between chain watcher ticks (see docs/live-solana.md, "What the watcher costs"). */
   pollSeconds: number;
+  /** RPC calls one tick of one network's watcher makes at most: the bound against the provider's rate limit. */
+  maxCallsPerTick: number;
+  /** Hours without a new signature after which a standalone address is idle… */
+  idleHours: number;
+  /** …and read only every this many seconds instead of every tick. */
+  idlePollSeconds: number;
   /** Below this many unallocated owner keys a network's pool is low: logged and shown. */
   poolLowThreshold: number;
-  /** Hours after its intent expired that a deposit address is still watched (standalone addresses always are). */
+  /** Hours after its intent expired that a deposit address is still watched (standalone addresses always are, idle ones less often). */
   watchHoursAfterExpiry: number;
   /** The longest one JSON-RPC call of the watcher may take, in milliseconds. */
   rpcTimeoutMs: number;
@@ -153,6 +159,8 @@ export interface TronConfig {
   xpub: string | undefined;
   /** The node's Ethereum-compatible JSON-RPC endpoint (`…/jsonrpc`) per catalog network code; a network is live only with one. */
   rpcUrls: Readonly<Record<string, string>>;
+  /** The provider's API key per catalog network code (CONNECT_TRON_API_KEY_<NETWORK>), sent as TronGrid's `TRON-PRO-API-KEY` header on every call. */
+  apiKeys?: Readonly<Record<string, string>>;
 }
 
 const EVM_RPC_PREFIX = 'CONNECT_EVM_RPC_';
@@ -278,10 +286,21 @@ function solanaSigner(env: NodeJS.ProcessEnv): SolanaConfig['signer'] {
   return env.CONNECT_SOLANA_SIGNER_KEY_FILE ? { keyFile: env.CONNECT_SOLANA_SIGNER_KEY_FILE } : null;
 }
 
+/** Below 2, an address with a token account could never be read whole. */
+function solanaMaxCalls(raw: string | undefined): number {
+  const value = positiveInteger('CONNECT_SOLANA_MAX_CALLS', raw, 150);
+  if (value < 2) throw new Error(`CONNECT_SOLANA_MAX_CALLS must be at least 2 (an address and its token account), got "${raw}"`);
+  return value;
+}
+
 function solanaConfig(env: NodeJS.ProcessEnv): SolanaConfig {
   return {
     rpcUrls: rpcUrls(env, SOLANA_RPC_PREFIX),
     pollSeconds: positiveInteger('CONNECT_SOLANA_POLL_SECONDS', env.CONNECT_SOLANA_POLL_SECONDS, 15),
+    // An address costs 2 calls a tick (1 for SOL) plus 1 per new transaction: 150 every 15 s is 10 a second.
+    maxCallsPerTick: solanaMaxCalls(env.CONNECT_SOLANA_MAX_CALLS),
+    idleHours: positiveInteger('CONNECT_SOLANA_IDLE_HOURS', env.CONNECT_SOLANA_IDLE_HOURS, 24),
+    idlePollSeconds: positiveInteger('CONNECT_SOLANA_IDLE_POLL_SECONDS', env.CONNECT_SOLANA_IDLE_POLL_SECONDS, 600),
     poolLowThreshold: integer('CONNECT_SOLANA_POOL_LOW', env.CONNECT_SOLANA_POOL_LOW, 100),
     watchHoursAfterExpiry: integer('CONNECT_SOLANA_WATCH_HOURS', env.CONNECT_SOLANA_WATCH_HOURS, 72),
     rpcTimeoutMs: positiveInteger('CONNECT_SOLANA_RPC_TIMEOUT_MS', env.CONNECT_SOLANA_RPC_TIMEOUT_MS, 10_000),
@@ -316,9 +335,23 @@ function tronPayoutsConfig(env: NodeJS.ProcessEnv): TronPayoutsConfig {
   };
 }
 
+const TRON_API_KEY_PREFIX = 'CONNECT_TRON_API_KEY_';
+
+/** `CONNECT_TRON_API_KEY_<NETWORK>` → network code → key. Never echoed: a key a message names is a key leaked. */
+function tronApiKeys(env: NodeJS.ProcessEnv): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(TRON_API_KEY_PREFIX) || !raw) continue;
+    // A header value: printable ASCII only, or fetch refuses it on the first call instead of at start.
+    if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error(`${name} must be printable ASCII without spaces (an API key)`);
+    keys[name.slice(TRON_API_KEY_PREFIX.length).toLowerCase().replaceAll('_', '-')] = raw;
+  }
+  return keys;
+}
+
 function tronConfig(env: NodeJS.ProcessEnv): TronConfig {
   const urls = rpcUrls(env, TRON_RPC_PREFIX);
-  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls };
+  return { xpub: xpubFor(env, 'CONNECT_TRON_XPUB', urls, TRON_RPC_PREFIX), rpcUrls: urls, apiKeys: tronApiKeys(env) };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

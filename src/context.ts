@@ -21,6 +21,8 @@ import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
 import type { PayoutBoundary } from './providers/custody/custody-provider.js';
 import { EvmPayouts } from './providers/custody/evm-payouts.js';
 import { liveEvmCustody, liveTronCustody } from './providers/custody/xpub-custody.js';
+import { addressActivity } from './providers/chains/address-activity.js';
+import { LOG_REDACTIONS } from './logging.js';
 import { routedCustody } from './providers/custody/routed-custody.js';
 import { liveEvmFrom } from './providers/chains/live-evm.js';
 import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
@@ -119,12 +121,21 @@ export async function createContext(config: Config, database: Database, options:
   const liveSolanaSetup = liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null };
   const liveTron = liveTronFrom(config.tron, config.tronPayouts, fullCatalog);
   const tronHotWallet =
-    liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, atBoundary: options.atPayoutBoundary });
+    liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, headers: liveTron.headers, atBoundary: options.atPayoutBoundary });
+  // Where custody reports a used address it skipped (a restored backup, a copy of the database).
+  const custodyLog = pino({ level: config.logLevel, redact: LOG_REDACTIONS });
   const liveProviders = [
-    liveEvm && liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts),
+    liveEvm &&
+      liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts, {
+        used: addressActivity({ rpcUrls: liveEvm.rpcUrls, catalog: fullCatalog, family: 'evm' }),
+        log: custodyLog,
+      }),
     liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()), solanaPayouts),
     liveTron &&
-      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronHotWallet ?? null),
+      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronHotWallet ?? null, {
+        used: addressActivity({ rpcUrls: liveTron.rpcUrls, catalog: fullCatalog, family: 'tron', headers: liveTron.headers }),
+        log: custodyLog,
+      }),
   ].filter((p) => p !== null);
   const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);

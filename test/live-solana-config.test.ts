@@ -41,6 +41,12 @@ describe('CONNECT_SOLANA_RPC_<NETWORK>', () => {
     expect(loadConfig({ CONNECT_SOLANA_POOL_LOW: '5' }).solana.poolLowThreshold).toBe(5);
     expect(() => loadConfig({ CONNECT_SOLANA_POOL_LOW: '-1' })).toThrow('CONNECT_SOLANA_POOL_LOW must be a non-negative integer');
   });
+
+  it('the watcher calls a tick may make are capped (150 by default, at least 2: an address and its token account); idle standalone addresses are read every 600 s after 24 h', () => {
+    expect(loadConfig({}).solana).toMatchObject({ maxCallsPerTick: 150, idleHours: 24, idlePollSeconds: 600 });
+    expect(loadConfig({ CONNECT_SOLANA_MAX_CALLS: '40', CONNECT_SOLANA_IDLE_HOURS: '6', CONNECT_SOLANA_IDLE_POLL_SECONDS: '120' }).solana).toMatchObject({ maxCallsPerTick: 40, idleHours: 6, idlePollSeconds: 120 });
+    expect(() => loadConfig({ CONNECT_SOLANA_MAX_CALLS: '1' })).toThrow('CONNECT_SOLANA_MAX_CALLS must be at least 2');
+  });
 });
 
 describe('EVM and Solana live side by side', () => {

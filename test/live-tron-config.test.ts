@@ -18,7 +18,7 @@ function start(env: Record<string, string>) {
 describe('live Tron settings', () => {
   it('CONNECT_TRON_RPC_<NETWORK> maps to the catalog code, and the xpub derives T… addresses', () => {
     const config = loadConfig({ CONNECT_TRON_XPUB: TEST_TRON_XPUB, CONNECT_TRON_RPC_TRON: TRONGRID });
-    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID } });
+    expect(config.tron).toEqual({ xpub: TEST_TRON_XPUB, rpcUrls: { tron: TRONGRID }, apiKeys: {} });
     const live = liveTronFrom(config.tron, config.tronPayouts, catalog)!;
     expect(live.rpcUrls).toEqual(new Map([['tron', TRONGRID]]));
     expect(live.xpub.address(0)).toBe(TronXpub.parse(TEST_TRON_XPUB).address(0));

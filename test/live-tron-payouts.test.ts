@@ -53,6 +53,9 @@ describe('the quote prices a first transfer to an address', () => {
   // The price table's TRX, in USD: what the surcharge, in TRX, is converted at.
   const trxUsd = async () => new Decimal((await world.t.ctx.prices.current())!.usd.TRX!);
 
+  // What the chain charges for a TRC-20 transfer, in TRX: energy and 400 bytes of bandwidth at the node's prices, plus 10 %.
+  const chainTrx = (energy: bigint, energyFeeSun: bigint) => new Decimal(((energy * energyFeeSun + 400n * 1_000n) * 110n / 100n).toString()).div(1_000_000);
+
   it('USDT to an address holding none costs 65,000 more energy than to a holder: charged then, at the energy price and TRX price', async () => {
     const tenant = await fundedTenant('100');
     const holder = freshDestination();
@@ -61,6 +64,19 @@ describe('the quote prices a first transfer to an address', () => {
     const toNew = await feeUsd(tenant.key, 'USDT', freshDestination());
     expect(toHolder.toFixed()).toBe('3');
     expect(toNew.minus(toHolder).toFixed()).toBe(new Decimal('6.5').times(await trxUsd()).toFixed());
+  });
+
+  it('energy dearer than the fee table assumed (the energy price, or TRX\'s, rose): the quote charges what the chain asks now, and the payout goes out', async () => {
+    const tenant = await fundedTenant('100');
+    const holder = freshDestination();
+    world.node.mintToken(USDT, holder, 1n);
+    world.node.energyFeeSun = 420n;
+    expect((await feeUsd(tenant.key, 'USDT', holder)).toFixed()).toBe(chainTrx(65_000n, 420n).times(await trxUsd()).toFixed());
+    const payout = await pay(tenant.key, holder, '10');
+    await reaches(tenant.key, payout.id, 'processing');
+    await finalize();
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('completed');
+    expect(world.node.transfersTo(holder)).toHaveLength(1);
   });
 
   it('TRX to an address never activated carries its activation fee; to an active one, nothing more', async () => {
@@ -140,14 +156,17 @@ describe('a transaction that landed final and failed releases the funds', () => 
 });
 
 describe('refused before anything is signed', () => {
-  it('energy now costs more than the quote charged: failed at once (nothing_signed), nothing recorded, funds back', async () => {
+  it('energy now costs more than the quote charged (its price rose after the quote): failed at once (nothing_signed), nothing recorded, funds back', async () => {
     const tenant = await fundedTenant('100');
     const before = await available(tenant.organizationId);
-    // A holder already: the quote adds nothing to the table's fee, which the energy price now exceeds.
     const destination = freshDestination();
     world.node.mintToken(USDT, destination, 1n);
+    const quote = await world.t.call(tenant.key, 'POST', '/payouts/quote', { body: { asset: 'USDT', amount: '10', destination, network_hint: 'tron' }, idempotencyKey: randomUUID() });
+    expect(quote.statusCode, quote.body).toBe(201);
     world.node.energyFeeSun = 10_000n;
-    const payout = await pay(tenant.key, destination, '10');
+    const executed = await world.t.call(tenant.key, 'POST', '/payouts', { body: { quote_id: quote.json().quote_id }, idempotencyKey: randomUUID() });
+    expect(executed.statusCode, executed.body).toBe(201);
+    const payout = executed.json<PayoutObject>();
     await reaches(tenant.key, payout.id, 'failed');
     expect((await statusOf(tenant.key, payout.id)).failure_reason).toMatch(/above what the quote charged/);
     expect(await recorded(payout.id)).toEqual([]);

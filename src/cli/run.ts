@@ -16,6 +16,7 @@ import { reconcileCommand } from './reconcile.js';
 import { reportCommands } from './reports.js';
 import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
+import { xpubCommands } from './xpub.js';
 import { workerCommand } from './worker.js';
 
 export type { OpenDatabase, Output } from './operator-api.js';
@@ -110,6 +111,7 @@ export async function runCli(
   payoutCommands(program, run);
   reportCommands(program, download);
   solanaCommands(program, run);
+  xpubCommands(program, run);
   reconcileCommand(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);

@@ -11,6 +11,7 @@ import { reportRoutes } from '../routes/reports.js';
 import { adminAuthLockoutRoutes } from '../routes/admin/auth-lockouts.js';
 import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminSolanaRoutes } from '../routes/admin/solana.js';
+import { adminXpubRoutes } from '../routes/admin/xpubs.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminIdentifierRoutes } from '../routes/admin/identifiers.js';
 import { adminLedgerRoutes } from '../routes/admin/ledger.js';
@@ -142,6 +143,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminReportRoutes(admin, ctx);
         adminDepositRoutes(admin, ctx);
         adminSolanaRoutes(admin, ctx);
+        adminXpubRoutes(admin, ctx);
         adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
         adminReconciliationRoutes(admin, ctx);
         adminAuthLockoutRoutes(admin, ctx);

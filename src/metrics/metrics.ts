@@ -48,6 +48,7 @@ export class Metrics {
   private readonly depositsCredited: Counter<'mode'>;
   private readonly creditFailures: Counter<'network'>;
   private readonly watcherPasses: Counter<'network' | 'outcome'>;
+  private readonly solanaBudgetSpent: Counter<'network'>;
   private readonly watcherLastSuccess: Gauge<'network'>;
   private readonly liveNetwork: Gauge<'network' | 'payouts'>;
 
@@ -199,6 +200,12 @@ export class Metrics {
       labelNames: ['network', 'outcome'],
       registers,
     });
+    this.solanaBudgetSpent = new Counter({
+      name: `${METRIC_PREFIX}solana_watcher_budget_spent_total`,
+      help: 'Solana watcher passes that spent their call budget (CONNECT_SOLANA_MAX_CALLS) with due addresses left for the next pass, by network.',
+      labelNames: ['network'],
+      registers,
+    });
     this.watcherLastSuccess = new Gauge({
       name: `${METRIC_PREFIX}chain_watcher_last_success_timestamp_seconds`,
       help: "When a chain watcher of this process last finished a pass without error, by network (Unix time): a network falling behind shows here first.",
@@ -282,6 +289,11 @@ export class Metrics {
   watcherPassed(network: string, ok: boolean): void {
     this.watcherPasses.inc({ network, outcome: ok ? 'ok' : 'failed' });
     if (ok) this.watcherLastSuccess.set({ network }, Date.now() / 1000);
+  }
+
+  /** A Solana watcher pass stopped at its call budget with due addresses left. */
+  solanaBudgetHit(network: string): void {
+    this.solanaBudgetSpent.inc({ network });
   }
 
   /** The live networks served, as configured at start: fixed for the life of the process. */

@@ -221,7 +221,7 @@ export class Payouts {
    * Every network of the asset with its fee (in USD and in the asset) and the payer's available balance there
    * (`payer` null: an end user with no profile yet, who holds nothing). The fee is the network-fee table's, plus
    * what the custody provider says a payout to `destination` costs beyond it (a token account to create), valued
-   * at the native asset's price.
+   * at the native asset's price; or what the chain charges for it now, when the provider can say and that is more.
    *
    * The network's native asset pays the fee, and a payout of another asset may spend at most its quoted fee valued
    * at the native price (the fee cap): a network without a fresh native price is left out, since nothing could go
@@ -257,7 +257,11 @@ export class Payouts {
       priced.map(async (network) => {
         const fee = this.fees.fee(asset, network.network)!;
         const surcharge = new Decimal((await custody.payoutSurcharge?.(network.network, asset, destination)) ?? '0');
-        const feeUsd = surcharge.isZero() ? fee.feeUsd : fee.feeUsd.plus(surcharge.times(usdOf(nativeOf(network))!).toDecimalPlaces(6, Decimal.ROUND_UP));
+        const floor = new Decimal((await custody.payoutFeeFloor?.(network.network, asset, destination)) ?? '0');
+        const nativeUsd = usdOf(nativeOf(network))!;
+        const tableFee = surcharge.isZero() ? fee.feeUsd : fee.feeUsd.plus(surcharge.times(nativeUsd).toDecimalPlaces(6, Decimal.ROUND_UP));
+        const chainFee = floor.isZero() ? null : floor.times(nativeUsd).toDecimalPlaces(6, Decimal.ROUND_UP);
+        const feeUsd = chainFee?.gt(tableFee) ? chainFee : tableFee;
         const available = balances?.get(network.network) ?? new Decimal(0);
         return { network, feeUsd, fee: feeInAsset(feeUsd, usd, network.decimals), estimatedSeconds: fee.estimatedSeconds, available };
       }),

@@ -20,7 +20,7 @@ export function chainWatchers(ctx: AppContext, log: FastifyBaseLogger): EvmWatch
   const { config } = ctx;
   const readers = [
     ...[...(ctx.liveEvm?.rpcUrls ?? [])].map(([network, url]) => [network, rpcChainReader(url)] as const),
-    ...[...(ctx.liveTron?.rpcUrls ?? [])].map(([network, url]) => [network, tronChainReader(url, tronTransactionKind(ctx.liveTron!.apiUrls.get(network)!))] as const),
+    ...[...(ctx.liveTron?.rpcUrls ?? [])].map(([network, url]) => [network, tronChainReader(url, tronTransactionKind(ctx.liveTron!.apiUrls.get(network)!, ctx.liveTron!.headers.get(network)), ctx.liveTron!.headers.get(network))] as const),
   ];
   return readers.map(
     ([network, reader]) =>

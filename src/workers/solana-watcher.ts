@@ -5,12 +5,12 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { Decimal } from '../domain/money.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { SolanaChainReader, SolanaTransaction } from '../providers/chains/solana/solana-rpc.js';
+import { SIGNATURES_PAGE, type SolanaChainReader, type SolanaSignatureInfo, type SolanaTransaction } from '../providers/chains/solana/solana-rpc.js';
 import { transfersIn } from '../providers/chains/solana/transfers.js';
 import * as watch from '../store/chain-watch.js';
 import type { Database } from '../store/database.js';
 import { freeOwners } from '../store/solana-owners.js';
-import { claimSignatureCursors, moveSignatureCursors, signatureCursors, watchedSolanaAddresses } from '../store/solana-watch.js';
+import { claimSignatureCursors, dueSolanaAddresses, markSolanaReads, moveSignatureCursors, signatureCursors, type SignatureCursor } from '../store/solana-watch.js';
 import type { CreditPrices } from '../use-cases/deposits.js';
 import { ChainCredits, recordChainDeposits, tenantOfRow, type SeenChainDeposit } from './chain-deposits.js';
 
@@ -20,6 +20,28 @@ export interface SolanaWatcherOptions {
   watchHoursAfterExpiry: number;
   /** Below this many unallocated owner keys, the pool is reported low. */
   poolLowThreshold: number;
+  /** RPC calls one tick makes at most (CONNECT_SOLANA_MAX_CALLS): what keeps the watcher within a provider's rate limit. */
+  maxCallsPerTick: number;
+  /** Hours without a new signature after which a standalone address is idle (CONNECT_SOLANA_IDLE_HOURS)… */
+  idleHours: number;
+  /** …and read only this often (CONNECT_SOLANA_IDLE_POLL_SECONDS). */
+  idlePollSeconds: number;
+}
+
+/** What one address's reading found: the transactions read, oldest first, and how far each account's cursor may move. */
+interface Reading {
+  /** The cursors as they were before the listing: recorded only if still so. */
+  cursors: Map<string, SignatureCursor>;
+  transactions: Map<string, SolanaTransaction>;
+  newest: Map<string, { signature: string; slot: bigint }>;
+}
+
+/** The calls a tick may still make. */
+class CallBudget {
+  constructor(public left: number) {}
+  spend(calls: number): void {
+    this.left -= calls;
+  }
 }
 
 /** Larger than any slot: every recorded deposit is finalized, so every pending one is due. */
@@ -36,7 +58,8 @@ const tokenAccountOf = async (owner: string, mint: string) =>
  * the transfers to it in the asset it was minted for as pending deposits, moving those cursors in the same
  * database transaction. A tick that fails or dies before then records nothing, and the next one reads the same
  * signatures again; a transfer's identity is (signature, instruction index), recorded once. Then every pending
- * deposit is credited through the one credit use case.
+ * deposit is credited through the one credit use case. A tick makes at most `maxCallsPerTick` calls, reading the
+ * addresses least recently read first (docs/live-solana.md, "What the watcher costs").
  */
 export class SolanaWatcher {
   private readonly credits: ChainCredits;
@@ -51,7 +74,7 @@ export class SolanaWatcher {
     creditPrices: () => Promise<CreditPrices>,
     private readonly options: SolanaWatcherOptions,
     private readonly log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
-    metrics: Pick<Metrics, 'credited' | 'creditFailed'>,
+    private readonly metrics: Pick<Metrics, 'credited' | 'creditFailed' | 'solanaBudgetHit'>,
   ) {
     this.credits = new ChainCredits(db, clock, creditPrices, log, metrics);
   }
@@ -60,15 +83,48 @@ export class SolanaWatcher {
     return this.options.network;
   }
 
-  /** One pass; answers how many deposits it credited. */
+  /**
+   * One pass; answers how many deposits it credited. Reads the due addresses, least recently read first, until
+   * the call budget is spent: the rest are first in line at the next tick. An address whose reading fails (a
+   * node that does not return a listed transaction, or is behind its cursor) is logged and holds back only its
+   * own cursors.
+   */
   async tick(): Promise<number> {
-    const { network, watchHoursAfterExpiry } = this.options;
+    const { network, watchHoursAfterExpiry, maxCallsPerTick, idleHours, idlePollSeconds } = this.options;
     await this.checkPool();
-    const expiredSince = new Date(this.clock.now().getTime() - watchHoursAfterExpiry * 3_600_000);
-    for (const address of await watchedSolanaAddresses(this.db, network, expiredSince)) await this.follow(address);
+    const now = this.clock.now();
+    const due = await dueSolanaAddresses(this.db, network, {
+      expiredSince: new Date(now.getTime() - watchHoursAfterExpiry * 3_600_000),
+      idleSince: new Date(now.getTime() - idleHours * 3_600_000),
+      idleReadBefore: new Date(now.getTime() - idlePollSeconds * 1000),
+      limit: maxCallsPerTick,
+    });
+    const budget = new CallBudget(maxCallsPerTick);
+    const read: string[] = [];
+    const active = new Set<string>();
+    for (const address of due) {
+      const accounts = await this.accountsOf(address);
+      // Every account of an address is listed at least once: one that cannot be is left whole for the next tick.
+      if (budget.left < accounts.length) {
+        this.log.warn({ network, maxCallsPerTick, waiting: due.length - read.length }, 'solana watcher: the tick spent its call budget (CONNECT_SOLANA_MAX_CALLS); the addresses left are read first at the next tick');
+        this.metrics.solanaBudgetHit(network);
+        break;
+      }
+      read.push(address.id);
+      let reading: Reading;
+      try {
+        reading = await this.read(address, accounts, budget);
+      } catch (error) {
+        this.log.warn({ network, address: address.address, error: error instanceof Error ? error.message : String(error) }, 'solana watcher: this address could not be read; it is read again at a later tick, the others go on');
+        continue;
+      }
+      if (reading.newest.size > 0) active.add(address.id);
+      await this.record(address, accounts, reading);
+    }
+    await markSolanaReads(this.db, read, active, now);
     // Finalized deposits need no confirmations counted and no cursor re-checked: nothing can take them back.
-    const due = await watch.dueChainDeposits(this.db, network, ANY_SLOT, this.clock.now());
-    return this.credits.creditDue(network, due, async () => true);
+    const credits = await watch.dueChainDeposits(this.db, network, ANY_SLOT, this.clock.now());
+    return this.credits.creditDue(network, credits, async () => true);
   }
 
   /** The operator must import keys before the pool runs dry: an empty pool refuses new live addresses. */
@@ -93,39 +149,72 @@ export class SolanaWatcher {
     return mints;
   }
 
-  /** Reads what is new for one address and records its deposits. */
-  private async follow(address: watch.WatchedAddress): Promise<void> {
-    const { network } = this.options;
-    const owner = address.address;
-    // Token accounts of the owner for each catalog mint: the one of its asset is credited, the others only logged.
-    const tokenAccounts = new Map<string, string>();
-    for (const [mint, asset] of this.mints()) tokenAccounts.set(await tokenAccountOf(owner, mint), asset);
-    const own = [...tokenAccounts].find(([, asset]) => asset === address.asset)?.[0];
-    const accounts = own ? [owner, own] : [owner];
+  /** The accounts read for `address`: its owner, and the owner's token account of the address's asset. */
+  private async accountsOf(address: watch.WatchedAddress): Promise<string[]> {
+    const mint = [...this.mints()].find(([, asset]) => asset === address.asset)?.[0];
+    return mint ? [address.address, await tokenAccountOf(address.address, mint)] : [address.address];
+  }
 
+  /**
+   * Lists what is new on each account of `address` (one call a page of signatures) and reads the new transactions
+   * oldest first (one call each) while the budget lasts. An account's cursor may move past a signature only once
+   * its transaction was read (or failed, which moved nothing): one the node does not return, or the budget's end,
+   * stops that account there, and the next tick lists the rest again.
+   */
+  private async read(address: watch.WatchedAddress, accounts: readonly string[], budget: CallBudget): Promise<Reading> {
+    const { network } = this.options;
     const cursors = await signatureCursors(this.db, network, accounts);
-    const newest = new Map<string, string>();
-    const signatures = new Set<string>();
+    const listed = new Map<string, SolanaSignatureInfo[]>();
     for (const account of accounts) {
       const found = await this.chain.signaturesSince(account, cursors.get(account) ?? null);
-      if (found.length > 0) newest.set(account, found[0]!.signature);
-      // Oldest first; a failed transaction moved nothing, so it is not even read.
-      for (const entry of found.reverse()) if (!entry.failed) signatures.add(entry.signature);
+      budget.spend(Math.floor(found.length / SIGNATURES_PAGE) + 1);
+      listed.set(account, found.reverse());
     }
-    if (newest.size === 0) return;
+    const reading: Reading = { cursors, transactions: new Map(), newest: new Map() };
+    const missing: string[] = [];
+    for (const [account, oldestFirst] of listed) {
+      for (const entry of oldestFirst) {
+        if (!entry.failed && !reading.transactions.has(entry.signature)) {
+          if (budget.left <= 0 || missing.includes(entry.signature)) break;
+          budget.spend(1);
+          const transaction = await this.chain.transaction(entry.signature);
+          if (!transaction) {
+            missing.push(entry.signature);
+            break;
+          }
+          reading.transactions.set(entry.signature, transaction);
+        }
+        reading.newest.set(account, { signature: entry.signature, slot: entry.slot });
+      }
+    }
+    if (missing.length > 0) {
+      this.log.warn({ network, address: address.address, signatures: missing }, 'solana watcher: the node listed these signatures as finalized but does not return them; what follows them on this address is read again at the next tick');
+    }
+    return reading;
+  }
 
+  /** Records the deposits read for `address` and moves its cursors, unless another watcher moved them first. */
+  private async record(address: watch.WatchedAddress, accounts: readonly string[], reading: Reading): Promise<void> {
+    const { network } = this.options;
+    if (reading.newest.size === 0) return;
+    const tokenAccounts = await this.tokenAccountsOf(address.address);
     const deposits: SeenChainDeposit[] = [];
-    for (const signature of signatures) {
-      const transaction = await this.chain.transaction(signature);
-      if (!transaction) throw new Error(`${network}: the node listed ${signature} as finalized but does not return it; it is read again at the next tick`);
+    for (const [signature, transaction] of reading.transactions) {
       if (!transaction.failed) deposits.push(...this.ours(signature, transaction, address, tokenAccounts));
     }
     await this.db.transaction(async (tx) => {
       // Another watcher read these accounts further first, and recorded what it read.
-      if (!(await claimSignatureCursors(tx, network, cursors, accounts))) return;
+      if (!(await claimSignatureCursors(tx, network, reading.cursors, accounts))) return;
       await recordChainDeposits(tx, this.clock, network, deposits);
-      await moveSignatureCursors(tx, network, newest);
+      await moveSignatureCursors(tx, network, reading.newest);
     });
+  }
+
+  /** The owner's token account for each catalog mint → its asset: the one of the address's asset is credited, the others only logged. */
+  private async tokenAccountsOf(owner: string): Promise<Map<string, string>> {
+    const tokenAccounts = new Map<string, string>();
+    for (const [mint, asset] of this.mints()) tokenAccounts.set(await tokenAccountOf(owner, mint), asset);
+    return tokenAccounts;
   }
 
   /** The transfers of one transaction that pay `address` in the asset it was minted for. */

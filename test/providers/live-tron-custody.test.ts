@@ -7,7 +7,7 @@ import { TEST_TRON_XPUB } from '../support/tron/xpub.js';
 
 // Neither call below may reach the database: a refusal comes first.
 const noDatabase = {} as Database;
-const custody = liveTronCustody(noDatabase, TronXpub.parse(TEST_TRON_XPUB), new Set(['tron']), null);
+const custody = liveTronCustody(noDatabase, TronXpub.parse(TEST_TRON_XPUB), new Set(['tron']), null, { used: async () => false, log: { warn: () => {} } });
 
 describe('live Tron custody', () => {
   it('without a signer, live Tron payouts are refused naming the CONNECT_TRON_SIGNER_* settings; a network it does not serve, by name', () => {

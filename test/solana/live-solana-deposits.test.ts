@@ -27,7 +27,7 @@ const watcher = (options: { db?: Database; clock?: Clock } = {}) =>
     t.ctx.catalog,
     options.clock ?? systemClock,
     async () => ({ snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds }),
-    { network: 'solana', watchHoursAfterExpiry: 72, poolLowThreshold: POOL_LOW },
+    { network: 'solana', watchHoursAfterExpiry: 72, poolLowThreshold: POOL_LOW, maxCallsPerTick: 1000, idleHours: 24, idlePollSeconds: 600 },
     { warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }), error: () => {} } as never,
     t.ctx.metrics,
   );
@@ -47,7 +47,7 @@ async function transactionsOf(signature: string): Promise<TransactionObject[]> {
 
 beforeAll(async () => {
   world = await solanaRpcWorld();
-  t = await startTestApp({ solana: { rpcUrls: { solana: world.url }, pollSeconds: 1, poolLowThreshold: POOL_LOW, watchHoursAfterExpiry: 72, rpcTimeoutMs: 5_000, signer: null, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0 } });
+  t = await startTestApp({ solana: { rpcUrls: { solana: world.url }, pollSeconds: 1, poolLowThreshold: POOL_LOW, watchHoursAfterExpiry: 72, rpcTimeoutMs: 5_000, signer: null, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0, maxCallsPerTick: 1000, idleHours: 24, idlePollSeconds: 600 } });
   live = await createTenant(t, { mode: 'live' });
   expect((await importKeys(await freshOwners(40, 0))).statusCode).toBe(200);
 });

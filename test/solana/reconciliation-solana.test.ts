@@ -20,7 +20,7 @@ const watcher = () =>
     t.ctx.catalog,
     systemClock,
     async () => ({ snapshot: await t.ctx.prices.current(), maxAgeSeconds: t.ctx.config.pricesMaxAgeSeconds }),
-    { network: 'solana', watchHoursAfterExpiry: 72, poolLowThreshold: 1 },
+    { network: 'solana', watchHoursAfterExpiry: 72, poolLowThreshold: 1, maxCallsPerTick: 1000, idleHours: 24, idlePollSeconds: 600 },
     quiet as never,
     t.ctx.metrics,
   );
@@ -33,7 +33,7 @@ async function reconcileSolana(): Promise<Map<string, ReconciliationAnswer['data
 
 beforeAll(async () => {
   world = await solanaRpcWorld();
-  t = await startTestApp({ solana: { rpcUrls: { solana: world.url }, pollSeconds: 1, poolLowThreshold: 1, watchHoursAfterExpiry: 72, rpcTimeoutMs: 5_000, signer: null, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0 } });
+  t = await startTestApp({ solana: { rpcUrls: { solana: world.url }, pollSeconds: 1, poolLowThreshold: 1, watchHoursAfterExpiry: 72, rpcTimeoutMs: 5_000, signer: null, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0, maxCallsPerTick: 1000, idleHours: 24, idlePollSeconds: 600 } });
   live = await createTenant(t, { mode: 'live' });
   const keys = await Promise.all([0, 1].map(async (i) => ({ owner: (await generateKeyPairSigner()).address, derivation_path: `m/44'/501'/${i}'/0'` })));
   expect((await t.admin('POST', '/solana/owner-keys', { network: 'solana', keys })).statusCode).toBe(200);

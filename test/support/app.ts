@@ -8,6 +8,7 @@ import { buildApp } from '../../src/http/app.js';
 import type { App, AppContext } from '../../src/http/context.js';
 import type { Database } from '../../src/store/database.js';
 import type { NewApiKey } from '../../src/use-cases/operator.js';
+import { claimXpub } from '../../src/store/derivation.js';
 import { ManualClock } from './clock.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
@@ -42,12 +43,23 @@ export interface CallOptions {
 
 /**
  * `options` replaces outside worlds: `clock` (a ManualClock from support/clock.ts moves time by hand),
- * `custodyFor` (a provider that fails or records its calls).
+ * `custodyFor` (a provider that fails or records its calls). A new database claims the configured xpubs as their
+ * first use (an operator's `connect-payments xpub claim <family> --first-use`), unless `claimXpubs` is false.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, existing?: TestDatabase, options: ContextOptions = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  existing?: TestDatabase,
+  options: ContextOptions = {},
+  { claimXpubs = true }: { claimXpubs?: boolean } = {},
+): Promise<TestApp> {
   const testDb = existing ?? (await openTestDatabase());
   const config: Config = { ...loadConfig({}), docsBaseUrl: DOCS_BASE, logLevel: 'silent', ...overrides };
   const ctx = await createContext(config, testDb.db, options);
+  if (!existing && claimXpubs) {
+    for (const [family, live] of [['evm', ctx.liveEvm], ['tron', ctx.liveTron]] as const) {
+      if (live) await claimXpub(testDb.db, { family, fingerprint: live.xpub.fingerprint }, 0, 'first_use');
+    }
+  }
   // Authentication through the key cache, as the server runs it.
   await ctx.callers.start();
   const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });

@@ -1,5 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
 import { HDKey } from '@scure/bip32';
 
 /** BIP-32: indexes at and above 2^31 are hardened, which a public key cannot derive. */
@@ -15,9 +17,15 @@ const EXTERNAL_CHAIN = 0;
  */
 export class AccountXpub {
   private readonly external: HDKey;
+  /**
+   * SHA-256 of the account's public key and chain code, hex: what the database records of the xpub it hands
+   * addresses out from (xpub_claims), the same whichever version bytes (xpub, tpub…) the key was written with.
+   */
+  readonly fingerprint: string;
 
   private constructor(account: HDKey) {
     this.external = account.deriveChild(EXTERNAL_CHAIN);
+    this.fingerprint = bytesToHex(sha256(concatBytes(account.publicKey!, account.chainCode!)));
   }
 
   static parse(xpub: string, setting: string): AccountXpub {

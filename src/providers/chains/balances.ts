@@ -43,8 +43,11 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, work:
  * Balances over Ethereum's JSON-RPC (`eth_getBalance`, ERC-20 `balanceOf` through `eth_call`), batched and with a
  * timeout per request; errors never name the URL. Multicall is not used: a local or private chain may not have it.
  */
-export function evmBalanceReader(url: string, timeoutMs: number): BalanceReader {
-  const client = createPublicClient({ transport: http(url, { batch: { batchSize: BATCH_SIZE }, timeout: timeoutMs, retryCount: 1 }), cacheTime: 0 });
+export function evmBalanceReader(url: string, timeoutMs: number, headers?: Readonly<Record<string, string>>): BalanceReader {
+  const client = createPublicClient({
+    transport: http(url, { batch: { batchSize: BATCH_SIZE }, timeout: timeoutMs, retryCount: 1, ...(headers ? { fetchOptions: { headers: { ...headers } } } : {}) }),
+    cacheTime: 0,
+  });
   return {
     chainId: hidingEndpoint(() => client.getChainId()),
     balances: hidingEndpoint((token: string | null, holders: readonly string[]) =>
@@ -58,8 +61,8 @@ export function evmBalanceReader(url: string, timeoutMs: number): BalanceReader 
 }
 
 /** A Tron node's Ethereum-compatible JSON-RPC: the same reads, its `T…` addresses given as the 20 bytes they hold. */
-export function tronBalanceReader(url: string, timeoutMs: number): BalanceReader {
-  const evm = evmBalanceReader(url, timeoutMs);
+export function tronBalanceReader(url: string, timeoutMs: number, headers?: Readonly<Record<string, string>>): BalanceReader {
+  const evm = evmBalanceReader(url, timeoutMs, headers);
   return {
     chainId: evm.chainId!,
     balances: (token, holders) => evm.balances(token && evmHexFromTronAddress(token), holders.map(evmHexFromTronAddress)),
@@ -80,7 +83,7 @@ export function reconciledNetworks(
 ): ReconciledNetwork[] {
   return [
     ...[...(live.evm?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: evmBalanceReader(url, timeoutMs.evm), hotWallet: live.evm!.signer?.address ?? null })),
-    ...[...(live.tron?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: tronBalanceReader(url, timeoutMs.evm), hotWallet: live.tron!.signer?.address ?? null })),
+    ...[...(live.tron?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: tronBalanceReader(url, timeoutMs.evm, live.tron!.headers.get(network)), hotWallet: live.tron!.signer?.address ?? null })),
     ...[...(live.solana?.rpcUrls ?? [])].map(([network, url]) => ({ network, reader: solanaBalanceReader(url, timeoutMs.solana), hotWallet: live.solana!.payoutSigner ?? null })),
   ];
 }

@@ -86,8 +86,8 @@ const asTransfer = (log: TransferLog): EvmTransfer => ({
  * The JSON-RPC implementation over viem; its errors never name the URL. `cacheTime: 0`: viem otherwise answers the block number from a
  * cache for seconds, and a watcher must see the head move.
  */
-export function rpcChainReader(url: string): EvmChainReader {
-  const client: PublicClient = createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 });
+export function rpcChainReader(url: string, headers?: Readonly<Record<string, string>>): EvmChainReader {
+  const client: PublicClient = createPublicClient({ transport: http(url, { retryCount: 1, ...(headers ? { fetchOptions: { headers: { ...headers } } } : {}) }), cacheTime: 0 });
   return {
     chainId: hidingEndpoint(() => client.getChainId()),
     head: hidingEndpoint(() => client.getBlockNumber({ cacheTime: 0 })),

@@ -7,6 +7,11 @@ export { derivationPath, MAX_DERIVATION_INDEX } from './account-xpub.js';
 export class EvmXpub {
   private constructor(private readonly account: AccountXpub) {}
 
+  /** See AccountXpub.fingerprint. */
+  get fingerprint(): string {
+    return this.account.fingerprint;
+  }
+
   static parse(xpub: string): EvmXpub {
     return new EvmXpub(AccountXpub.parse(xpub, 'CONNECT_EVM_XPUB'));
   }

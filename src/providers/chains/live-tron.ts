@@ -13,7 +13,12 @@ export interface LiveTron {
   apiUrls: ReadonlyMap<string, string>;
   /** The hot wallet of live Tron payouts; null: they are refused. */
   signer: TronSigner | null;
+  /** Network code → the headers every call to its nodes carries (TronGrid's API key); absent: none. */
+  headers: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }
+
+/** The header TronGrid reads its API key from (https://developers.tron.network/reference/select-network). */
+export const TRON_API_KEY_HEADER = 'TRON-PRO-API-KEY';
 
 /**
  * Checks the Tron settings against the catalog at start; null when no network is configured (live Tron is off).
@@ -24,7 +29,10 @@ export function liveTronFrom(config: TronConfig, payouts: TronPayoutsConfig, cat
   const rpcUrls = rpcNetworks(config.rpcUrls, catalog, 'CONNECT_TRON_RPC_', 'tron', 'a Tron');
   const apiUrls = new Map([...rpcUrls].map(([network, rpcUrl]) => [network, payouts.httpUrls[network] ?? apiUrlOf(network, rpcUrl)]));
   const signer = payouts.signer && ('key' in payouts.signer ? localTronSigner(payouts.signer.key) : tronSignerKeyFromFile(payouts.signer.keyFile));
-  return { xpub: TronXpub.parse(config.xpub), rpcUrls, apiUrls, signer };
+  const unknown = Object.keys(config.apiKeys ?? {}).filter((network) => !rpcUrls.has(network));
+  if (unknown.length > 0) throw new Error(`${unknown.map((n) => `CONNECT_TRON_API_KEY_${variableName(n)}`).join(', ')} set for a network without CONNECT_TRON_RPC_<NETWORK>`);
+  const headers = new Map(Object.entries(config.apiKeys ?? {}).map(([network, key]) => [network, { [TRON_API_KEY_HEADER]: key }]));
+  return { xpub: TronXpub.parse(config.xpub), rpcUrls, apiUrls, signer, headers };
 }
 
 const variableName = (network: string) => network.toUpperCase().replaceAll('-', '_');

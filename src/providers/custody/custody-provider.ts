@@ -97,6 +97,13 @@ export interface CustodyProvider {
    * to the fee. Absent: nothing.
    */
   payoutSurcharge?(network: string, asset: string, destination: string): Promise<string>;
+  /**
+   * What the chain charges for a payout to `destination` now, in the network's native asset (decimal string), from
+   * the chain's own prices: the quote charges at least this (valued at the native asset's price), however low the
+   * fee table's figure, so a payout is never refused for a table the chain's or the coin's price outgrew. Absent:
+   * the table (and surcharge) alone.
+   */
+  payoutFeeFloor?(network: string, asset: string, destination: string): Promise<string>;
   /** Background upkeep of one network beside the payouts (e.g. filling nonce gaps); absent: none. */
   maintain?(network: string): Promise<void>;
 }

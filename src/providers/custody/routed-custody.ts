@@ -29,6 +29,7 @@ export function routedCustody(providers: readonly CustodyProvider[]): CustodyPro
     createDepositAddress: async (request) => providerOf(request.network).createDepositAddress(request),
     advancePayout: async (request) => providerOf(request.network).advancePayout(request),
     payoutSurcharge: async (network, asset, destination) => (await providerOf(network).payoutSurcharge?.(network, asset, destination)) ?? '0',
+    payoutFeeFloor: async (network, asset, destination) => (await providerOf(network).payoutFeeFloor?.(network, asset, destination)) ?? '0',
     maintain: async (network) => providerOf(network).maintain?.(network),
   };
 }

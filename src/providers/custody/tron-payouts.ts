@@ -16,8 +16,14 @@ const SUN_PER_TRX = 1_000_000;
 const MAX_FEE_LIMIT_SUN = 15_000n * 1_000_000n;
 /** The node counts a transaction's bandwidth as its serialized size plus this much for its result. */
 const RESULT_BYTES = 64n;
-/** Energy a TRC-20 transfer to an address holding none of the token burns beyond one to a holder (USDT: ~130k against ~65k). */
-const NEW_HOLDER_EXTRA_ENERGY = 65_000n;
+/** Energy a TRC-20 transfer to a holder of the token burns (USDT: ~65k), and to an address holding none (~130k: a new balance slot). */
+const TRANSFER_ENERGY = 65_000n;
+const NEW_HOLDER_TRANSFER_ENERGY = 130_000n;
+/** Bandwidth a signed transfer takes, with its result (RESULT_BYTES): TRC-20 ~345 bytes, TRX ~265; rounded up. */
+const TRC20_BANDWIDTH_BYTES = 400n;
+const TRX_BANDWIDTH_BYTES = 300n;
+/** What the quote adds to the chain's price, in percent: room for a transfer a little dearer than the figures above. */
+const QUOTE_MARGIN_PERCENT = 10n;
 /** Tron's block slot: a block's time is at least this much after its parent's. */
 const BLOCK_INTERVAL_MS = 3_000n;
 /** The most blocks java-tron serves in one /walletsolidity/getblockbylimitnext. */
@@ -28,6 +34,8 @@ export interface TronPayoutOptions extends ExpiringPayoutOptions {
   expirationSeconds: number;
   /** The longest one call to the node may take. */
   timeoutMs: number;
+  /** Network code → headers every call to its node carries (the provider's API key). */
+  headers?: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }
 
 interface Block {
@@ -65,9 +73,9 @@ export class TronDriver implements ExpiringChainDriver {
     private readonly catalog: Catalog,
     httpUrls: ReadonlyMap<string, string>,
     private readonly signer: TronSigner,
-    private readonly options: Pick<TronPayoutOptions, 'expirationSeconds' | 'timeoutMs'>,
+    private readonly options: Pick<TronPayoutOptions, 'expirationSeconds' | 'timeoutMs' | 'headers'>,
   ) {
-    for (const [network, url] of httpUrls) this.nodes.set(network, tronNodeHttp(url, options.timeoutMs));
+    for (const [network, url] of httpUrls) this.nodes.set(network, tronNodeHttp(url, options.timeoutMs, options.headers?.get(network)));
   }
 
   private node(network: string): TronNodeCall {
@@ -90,17 +98,46 @@ export class TronDriver implements ExpiringChainDriver {
    * What a payout to `destination` burns beyond the network fee table's, in TRX (a decimal string), as only the
    * chain can tell: a TRC-20 transfer to an address holding none of the token writes a new balance slot, about
    * 65,000 more energy than one to a holder; TRX to an address never activated burns the activation fee. The quote
-   * adds it to the fee, at the TRX price. A node that does not answer refuses the quote: it could send nothing.
+   * adds it to the fee, at the TRX price.
    */
   async newRecipientCost(network: string, asset: string, destination: string): Promise<string> {
+    const { prices, fresh } = await this.recipient(network, asset, destination);
+    if (!fresh || !prices) return '0';
+    const sun = this.catalog.pair(asset, network)!.token_contract === null ? prices.newAccount : (NEW_HOLDER_TRANSFER_ENERGY - TRANSFER_ENERGY) * prices.energy;
+    return new Decimal(sun.toString()).dividedBy(SUN_PER_TRX).toFixed();
+  }
+
+  /**
+   * What a payout to `destination` burns now, in TRX (a decimal string), all of it priced as burned at the chain's
+   * current `getEnergyFee` and `getTransactionFee`, plus QUOTE_MARGIN_PERCENT: a TRC-20 transfer's energy (65,000
+   * to a holder of the token, 130,000 to an address holding none: a new balance slot) and bandwidth; a TRX
+   * transfer's bandwidth, and the activation fee for an address never activated. The quote charges at least this,
+   * at the TRX price: the fee follows the chain's prices and the coin's. A node that does not answer refuses the
+   * quote: it could send nothing.
+   */
+  async transferCost(network: string, asset: string, destination: string): Promise<string> {
+    const { prices, fresh } = await this.recipient(network, asset, destination);
+    if (!prices) return '0';
+    const sun =
+      this.catalog.pair(asset, network)!.token_contract === null
+        ? TRX_BANDWIDTH_BYTES * prices.bandwidth + (fresh ? prices.newAccount : 0n)
+        : (fresh ? NEW_HOLDER_TRANSFER_ENERGY : TRANSFER_ENERGY) * prices.energy + TRC20_BANDWIDTH_BYTES * prices.bandwidth;
+    return new Decimal(((sun * (100n + QUOTE_MARGIN_PERCENT)) / 100n).toString()).dividedBy(SUN_PER_TRX).toFixed();
+  }
+
+  /**
+   * The chain's prices, and whether `destination` is new to the asset: never activated (TRX), holding none of the
+   * token (TRC-20). Null prices for a pair the catalog lacks. A node that does not answer refuses the quote.
+   */
+  private async recipient(network: string, asset: string, destination: string): Promise<{ prices: Awaited<ReturnType<TronDriver['prices']>> | null; fresh: boolean }> {
     const pair = this.catalog.pair(asset, network);
-    if (!pair) return '0';
+    if (!pair) return { prices: null, fresh: false };
     const node = this.node(network);
     try {
       const prices = await this.prices(node);
       if (pair.token_contract === null) {
         const account = await node('/wallet/getaccount', { address: hex41(destination), visible: false });
-        return Object.keys(account).length === 0 ? new Decimal(prices.newAccount.toString()).dividedBy(SUN_PER_TRX).toFixed() : '0';
+        return { prices, fresh: Object.keys(account).length === 0 };
       }
       const answer = await node('/wallet/triggerconstantcontract', {
         owner_address: hex41(this.signer.address),
@@ -110,7 +147,7 @@ export class TronDriver implements ExpiringChainDriver {
       });
       const [balance] = (answer.constant_result as string[] | undefined) ?? [];
       if (balance === undefined || !/^[0-9a-f]{1,64}$/i.test(balance)) throw new Error('the Tron node answered balanceOf without a constant result');
-      return BigInt(`0x${balance}`) === 0n ? new Decimal((NEW_HOLDER_EXTRA_ENERGY * prices.energy).toString()).dividedBy(SUN_PER_TRX).toFixed() : '0';
+      return { prices, fresh: BigInt(`0x${balance}`) === 0n };
     } catch (error) {
       throw new DomainError('provider_unavailable', `The Tron node could not price this payout (${error instanceof Error ? error.message : String(error)}). Retry shortly.`);
     }

@@ -1,7 +1,9 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
 import type { Database } from '../../store/database.js';
-import { allocateDerivedAddress, type KeyFamily } from '../../store/derivation.js';
+import { allocateDerivedAddress, nextDerivationIndex, skipPastUsed, type KeyFamily } from '../../store/derivation.js';
 import { derivationPath } from '../chains/account-xpub.js';
+import type { AddressUsed } from '../chains/address-activity.js';
 import type { EvmXpub } from '../chains/evm-xpub.js';
 import type { TronXpub } from '../chains/tron/xpub.js';
 import type { CustodyProvider, PayoutOutcome, PayoutRequest } from './custody-provider.js';
@@ -15,6 +17,8 @@ interface HotWallet {
   maintain?(network: string): Promise<void>;
   /** What a payout to this destination costs beyond the fee table (CustodyProvider.payoutSurcharge). */
   surcharge?(network: string, asset: string, destination: string): Promise<string>;
+  /** What the chain charges for a payout to this destination now (CustodyProvider.payoutFeeFloor). */
+  feeFloor?(network: string, asset: string, destination: string): Promise<string>;
 }
 
 interface XpubCustody {
@@ -27,6 +31,43 @@ interface XpubCustody {
   hotWallet: HotWallet | null;
   /** The settings that configure the signer, as a refusal names them. */
   signerSettings: string;
+  /** Whether the chain shows an address as used: the check that this database does not hand out used ones. */
+  used: AddressUsed;
+  log: Pick<FastifyBaseLogger, 'warn'>;
+}
+
+/** Indexes read ahead of the next one for chain activity (BIP-44's gap limit: wallets stop after 20 unused). */
+export const XPUB_GAP = 20;
+
+/**
+ * Moves the family's next index past every address the chain shows as used within XPUB_GAP of it, until a whole
+ * gap is unused: what a restored older backup, or a copy of this database, would otherwise hand out again. Run
+ * once per process, before its first address. A node that cannot be read is logged and the address handed out
+ * (the claim is what guards against another database; an outage of one network's provider must not stop every
+ * live intent): the check runs again before the next address, until it completes once.
+ */
+async function skipUsedAhead(db: Database, { family, xpub, used, log }: Pick<XpubCustody, 'family' | 'xpub' | 'used' | 'log'>): Promise<boolean> {
+  try {
+    for (;;) {
+      const next = await nextDerivationIndex(db, family);
+      const window = Array.from({ length: XPUB_GAP }, (_, i) => next + i);
+      const seen = await Promise.all(window.map((index) => used(xpub.address(index))));
+      const last = window.findLast((_, i) => seen[i]);
+      if (last === undefined) return true;
+      const moved = await skipPastUsed(db, family, last);
+      log.warn(
+        { family, usedIndex: last, nextIndex: moved },
+        `${family} deposit address ${derivationPath(last)} already has activity on chain, though this database had not handed it out: ` +
+          'another database (a newer one this backup was restored from, a copy) used this xpub. The next index moves past it; see docs/live-evm.md, "One xpub, one database".',
+      );
+    }
+  } catch (error) {
+    log.warn(
+      { family, error: error instanceof Error ? error.message : String(error) },
+      `${family} deposit addresses: the chain could not be checked for addresses another database used; checked again before the next address`,
+    );
+    return false;
+  }
 }
 
 /**
@@ -35,7 +76,9 @@ interface XpubCustody {
  * API host); payouts go out from the hot wallet when one is configured, and are refused before anything is
  * reserved when not.
  */
-function xpubCustody(db: Database, { family, xpub, networks, hotWallet, signerSettings }: XpubCustody): CustodyProvider {
+function xpubCustody(db: Database, custody: XpubCustody): CustodyProvider {
+  const { family, xpub, networks, hotWallet, signerSettings } = custody;
+  let checked: Promise<boolean> | null = null;
   return {
     networks,
     payoutRefusal: (network) =>
@@ -48,18 +91,25 @@ function xpubCustody(db: Database, { family, xpub, networks, hotWallet, signerSe
     advancePayout: (request) => (hotWallet ? hotWallet.advance(request) : liveCustody.advancePayout(request)),
     maintain: hotWallet?.maintain && ((network) => hotWallet.maintain!(network)),
     payoutSurcharge: hotWallet?.surcharge && ((network, asset, destination) => hotWallet.surcharge!(network, asset, destination)),
+    payoutFeeFloor: hotWallet?.feeFloor && ((network, asset, destination) => hotWallet.feeFloor!(network, asset, destination)),
     async createDepositAddress(request) {
       if (!networks.has(request.network)) {
         throw new DomainError('provider_unavailable', `Live deposits on ${request.network} are not configured on this deployment.`);
       }
-      const { index, address } = await allocateDerivedAddress(db, family, request.network, (i) => xpub.address(i));
+      const check = (checked ??= skipUsedAhead(db, custody));
+      if (!(await check) && checked === check) checked = null;
+      const { index, address } = await allocateDerivedAddress(db, { family, fingerprint: xpub.fingerprint, derive: (i) => xpub.address(i) }, request.network);
       return { address, memo: null, providerRef: derivationPath(index) };
     },
   };
 }
 
-export const liveEvmCustody = (db: Database, xpub: EvmXpub, networks: ReadonlySet<string>, payouts: EvmPayouts | null): CustodyProvider =>
+/** What both families' custody is built with besides the xpub, networks and hot wallet. */
+export type ChainCheck = Pick<XpubCustody, 'used' | 'log'>;
+
+export const liveEvmCustody = (db: Database, xpub: EvmXpub, networks: ReadonlySet<string>, payouts: EvmPayouts | null, check: ChainCheck): CustodyProvider =>
   xpubCustody(db, {
+    ...check,
     family: 'evm',
     xpub,
     networks,
@@ -68,8 +118,9 @@ export const liveEvmCustody = (db: Database, xpub: EvmXpub, networks: ReadonlySe
     signerSettings: 'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS)',
   });
 
-export const liveTronCustody = (db: Database, xpub: TronXpub, networks: ReadonlySet<string>, payouts: ReturnType<typeof tronPayouts> | null): CustodyProvider =>
+export const liveTronCustody = (db: Database, xpub: TronXpub, networks: ReadonlySet<string>, payouts: ReturnType<typeof tronPayouts> | null, check: ChainCheck): CustodyProvider =>
   xpubCustody(db, {
+    ...check,
     family: 'tron',
     xpub,
     networks,
@@ -77,6 +128,8 @@ export const liveTronCustody = (db: Database, xpub: TronXpub, networks: Readonly
       advance: (request) => payouts.engine.advance(request),
       // A first transfer to an address costs more than the table's fee: priced per destination at the quote.
       surcharge: (network, asset, destination) => payouts.driver.newRecipientCost(network, asset, destination),
+      // And the table's USD figure may be below what the chain charges at today's energy and TRX prices.
+      feeFloor: (network, asset, destination) => payouts.driver.transferCost(network, asset, destination),
     },
     signerSettings: 'CONNECT_TRON_SIGNER_KEY or CONNECT_TRON_SIGNER_KEY_FILE',
   });

@@ -70,6 +70,7 @@ export function startLiveEvmApp(
   existing?: TestApp['testDb'],
   options: ContextOptions = {},
   evm: Partial<EvmConfig> = {},
+  setup: Parameters<typeof startTestApp>[3] = {},
 ): Promise<TestApp> {
   return startTestApp(
     {
@@ -93,6 +94,7 @@ export function startLiveEvmApp(
     },
     existing,
     options,
+    setup,
   );
 }
 

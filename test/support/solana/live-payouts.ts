@@ -54,7 +54,7 @@ export function useSolanaPayoutWorld(atBoundary?: (boundary: PayoutBoundary, pay
     };
     world.t = await startTestApp(
       {
-        solana: { rpcUrls: { solana: world.chain.url }, pollSeconds: 1, poolLowThreshold: 0, watchHoursAfterExpiry: 72, rpcTimeoutMs: 2_000, signer: { key: key.json }, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0 },
+        solana: { rpcUrls: { solana: world.chain.url }, pollSeconds: 1, poolLowThreshold: 0, watchHoursAfterExpiry: 72, rpcTimeoutMs: 2_000, signer: { key: key.json }, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0, maxCallsPerTick: 1000, idleHours: 24, idlePollSeconds: 600 },
         // Every sweep looks at every open payout again: tests decide when blocks are produced.
         livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
       },

@@ -81,6 +81,8 @@ export class FakeTronNode {
   readonly trx = new Map<string, bigint>();
   /** How many times each path was called. */
   readonly calls = new Map<string, number>();
+  /** Each request's path and the API key it carried in TronGrid's `TRON-PRO-API-KEY` header. */
+  readonly apiKeys: { path: string; key: string | undefined }[] = [];
   /** Broadcasts refused with this code while set (the bytes are not taken). */
   refuseBroadcasts: { code: string; message: string } | null = null;
   /** Broadcasts taken but not kept: the pool forgets them (a transaction that never lands). */
@@ -197,6 +199,7 @@ export class FakeTronNode {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = req.url ?? '';
     this.calls.set(path, (this.calls.get(path) ?? 0) + 1);
+    this.apiKeys.push({ path, key: req.headers['tron-pro-api-key'] as string | undefined });
     const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
     const fate = this.loseNext.delete(path) ? 'drop-answer' : this.decide(path);
     if (fate === 'drop-request') {

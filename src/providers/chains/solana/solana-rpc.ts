@@ -3,6 +3,7 @@ import { withoutUrls } from '../../../domain/text.js';
 
 export interface SolanaSignatureInfo {
   signature: string;
+  slot: bigint;
   /** The transaction failed (meta.err): it moved nothing but its fee. */
   failed: boolean;
 }
@@ -23,8 +24,12 @@ export interface SolanaTransaction {
 
 /** What the Solana watcher reads from a node, all at `finalized` commitment. */
 export interface SolanaChainReader {
-  /** Signatures of transactions that loaded `account`, newer than `until` (every one when null), newest first. */
-  signaturesSince(account: string, until: string | null): Promise<SolanaSignatureInfo[]>;
+  /**
+   * Signatures of transactions that loaded `account`, newer than `until` (every one when null), newest first. Only
+   * from a node that has reached `until`'s slot: one behind it refuses (minContextSlot), and an answer reaching
+   * below that slot (a node that did not find `until`, so listed older ones) is thrown, never taken.
+   */
+  signaturesSince(account: string, until: { signature: string; slot: bigint | null } | null): Promise<SolanaSignatureInfo[]>;
   transaction(signature: string): Promise<SolanaTransaction | null>;
 }
 
@@ -43,8 +48,8 @@ export function hidingUrl(url: string, timeoutMs: number) {
   };
 }
 
-/** The node's largest page of getSignaturesForAddress. */
-const PAGE = 1000;
+/** The node's largest page of getSignaturesForAddress: a listing of n signatures costs floor(n / PAGE) + 1 calls. */
+export const SIGNATURES_PAGE = 1000;
 
 /**
  * A reader over a JSON-RPC endpoint (@solana/kit). Transactions are read in the `json` encoding, not
@@ -59,13 +64,24 @@ export function rpcSolanaReader(url: string, timeoutMs: number): SolanaChainRead
       hiding('getSignaturesForAddress', async (abortSignal) => {
         const found: SolanaSignatureInfo[] = [];
         let before: Signature | undefined;
+        // A node answers only once it has reached this slot: the cursor's, then that of the page read before.
+        let minContextSlot = until?.slot ?? undefined;
         for (;;) {
           const page = await rpc
-            .getSignaturesForAddress(address(account), { commitment: 'finalized', limit: PAGE, ...(until ? { until: toSignature(until) } : {}), ...(before ? { before } : {}) })
+            .getSignaturesForAddress(address(account), {
+              commitment: 'finalized',
+              limit: SIGNATURES_PAGE,
+              ...(until ? { until: toSignature(until.signature) } : {}),
+              ...(before ? { before } : {}),
+              ...(minContextSlot !== undefined ? { minContextSlot } : {}),
+            })
             .send({ abortSignal });
-          found.push(...page.map((entry) => ({ signature: entry.signature, failed: entry.err !== null })));
-          if (page.length < PAGE) return found;
+          const stale = until?.slot != null ? page.find((entry) => entry.slot < until.slot!) : undefined;
+          if (stale) throw new Error(`getSignaturesForAddress answered ${stale.signature} (slot ${stale.slot}), older than the cursor's slot ${until!.slot}: the node has not seen the cursor`);
+          found.push(...page.map((entry) => ({ signature: entry.signature, slot: entry.slot, failed: entry.err !== null })));
+          if (page.length < SIGNATURES_PAGE) return found;
           before = page.at(-1)!.signature;
+          minContextSlot = page[0]!.slot > (minContextSlot ?? 0n) ? page[0]!.slot : minContextSlot;
         }
       }),
     transaction: (signature) =>

@@ -6,12 +6,12 @@
  */
 export type TransactionKind = (txId: string) => Promise<string>;
 
-export function tronTransactionKind(apiUrl: string, timeoutMs = 10_000): TransactionKind {
+export function tronTransactionKind(apiUrl: string, headers: Readonly<Record<string, string>> = {}, timeoutMs = 10_000): TransactionKind {
   const base = new URL(apiUrl);
   const endpoint = new URL(`${base.pathname.replace(/\/+$/, '')}/wallet/gettransactionbyid${base.search}`, base);
   return async (txId) => {
     // The URL may carry an API key: failures name the call, never the endpoint.
-    const response = await fetch(endpoint, { method: 'POST', body: JSON.stringify({ value: txId }), signal: AbortSignal.timeout(timeoutMs) }).catch((error: unknown) => {
+    const response = await fetch(endpoint, { method: 'POST', headers: { ...headers }, body: JSON.stringify({ value: txId }), signal: AbortSignal.timeout(timeoutMs) }).catch((error: unknown) => {
       throw new Error(`Tron HTTP API gettransactionbyid failed: ${error instanceof Error ? error.name : 'unknown error'}`);
     });
     if (!response.ok) throw new Error(`Tron HTTP API gettransactionbyid answered ${response.status}`);

@@ -11,8 +11,8 @@ import type { TransactionKind } from './http-api.js';
  * - a native transfer moved TRX only if it is a TransferContract (`kindOf`, from the HTTP API): JSON-RPC shows a
  *   TRC-10 transfer the same way.
  */
-export function tronChainReader(url: string, kindOf: TransactionKind): EvmChainReader {
-  const rpc = rpcChainReader(url);
+export function tronChainReader(url: string, kindOf: TransactionKind, headers?: Readonly<Record<string, string>>): EvmChainReader {
+  const rpc = rpcChainReader(url, headers);
   return {
     chainId: rpc.chainId,
     head: rpc.head,

@@ -4,14 +4,14 @@
  */
 export type TronNodeCall = (path: string, body: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
-export function tronNodeHttp(baseUrl: string, timeoutMs: number, fetcher: typeof fetch = fetch): TronNodeCall {
+export function tronNodeHttp(baseUrl: string, timeoutMs: number, headers: Readonly<Record<string, string>> = {}, fetcher: typeof fetch = fetch): TronNodeCall {
   const base = baseUrl.replace(/\/+$/, '');
   return async (path, body) => {
     let response: Response;
     try {
       response = await fetcher(`${base}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       });

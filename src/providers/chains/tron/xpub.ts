@@ -9,6 +9,11 @@ import { AccountXpub, accountIdOf } from '../account-xpub.js';
 export class TronXpub {
   private constructor(private readonly account: AccountXpub) {}
 
+  /** See AccountXpub.fingerprint. */
+  get fingerprint(): string {
+    return this.account.fingerprint;
+  }
+
   static parse(xpub: string): TronXpub {
     return new TronXpub(AccountXpub.parse(xpub, 'CONNECT_TRON_XPUB'));
   }
