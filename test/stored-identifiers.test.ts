@@ -1,9 +1,7 @@
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type OpenDatabase } from '../src/cli/run.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { cliOn } from './support/cli.js';
 import { signInOperator, type Operator } from './support/dashboard.js';
 import { createIntent, createTenant } from './support/partner.js';
 
@@ -100,14 +98,7 @@ describe("the dashboard's search finds any stored ref", () => {
 });
 
 describe('connect-payments identifiers check', () => {
-  const testDatabase: OpenDatabase = async () => ({ ...t.db, close: async () => {} });
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-    const code = await runCli(argv, io, testDatabase, { CONNECT_DATA_DIR: path.join(os.tmpdir(), 'cli-test-no-server-here') });
-    return { code, stdout, stderr };
-  }
+  const cli = cliOn(() => t);
 
   it('lists every stored ref that is not NFC or breaks the rule, with organization, mode and profile, and exits 1; accepted refs are not listed', async () => {
     const run = await cli('identifiers', 'check', '--json');

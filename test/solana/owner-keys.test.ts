@@ -4,11 +4,11 @@ import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getAddressDecoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type OpenDatabase } from '../../src/cli/run.js';
 import { checkOwnerKeys } from '../../src/providers/chains/solana/owner-keys.js';
 import { deriveOwners } from '../../scripts/solana-owner-keys.js';
 import { MAX_KEYS, OWNER_KEYS_BODY_LIMIT } from '../../src/routes/admin/solana.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../support/app.js';
+import { cliOn } from '../support/cli.js';
 import { errorOf } from '../support/partner.js';
 
 const ABANDON = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -96,15 +96,7 @@ describe('connect-payments solana import-owners <file>', () => {
     await t?.close();
   });
 
-  /** The test database, kept open for the next run: runCli closes what it is given. */
-  const testDatabase: OpenDatabase = async () => ({ ...t.db, close: async () => {} });
-  async function cli(...argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-    const code = await runCli(argv, io, testDatabase, { CONNECT_DATA_DIR: path.join(os.tmpdir(), 'cli-test-no-server-here') });
-    return { code, stdout, stderr };
-  }
+  const cli = cliOn(() => t);
 
   it('imports the file the script wrote; the same file again imports nothing', async () => {
     const file = path.join(dir, 'owners.json');

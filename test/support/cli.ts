@@ -1,0 +1,20 @@
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../src/cli/run.js';
+import type { TestApp } from './app.js';
+
+/**
+ * The operator CLI run in this process on the app's database (kept open: runCli closes what it is given), from a
+ * data directory no server runs on; each run answers its exit code and what it printed.
+ */
+export function cliOn(app: () => TestApp) {
+  return async (...argv: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
+    const code = await runCli(argv, io, async () => ({ ...app().db, close: async () => {} }), {
+      CONNECT_DATA_DIR: path.join(os.tmpdir(), 'cli-test-no-server-here'),
+    });
+    return { code, stdout, stderr };
+  };
+}
