@@ -83,13 +83,13 @@ export class EvmWatcher {
     const fork = await this.findFork(cursor.next, head, known);
     if (fork === 'behind') return 0;
     if (fork !== null) {
-      await this.rewind(cursor, fork);
+      await this.rewind(cursor.next, fork);
       return 0;
     }
     if (cursor.forkSeenAt !== null) await watch.setForkSeen(this.db, network, null);
     const wanted = cursor.next + BigInt(this.options.batchBlocks) - 1n;
     const read = head >= cursor.next ? await this.read(cursor.next, wanted < head ? wanted : head, known.get(cursor.next - 1n)) : { blocks: [], deposits: [] };
-    // The chain changed under the cursor while it was read: the next tick finds out how.
+    // The chain changed under the cursor, or the backend was behind it: the next tick finds out which.
     if (read === null) return 0;
     if (read.blocks.length === 0) return this.confirm(cursor.next);
     const next = read.blocks.at(-1)!.number + 1n;
@@ -145,15 +145,17 @@ export class EvmWatcher {
    * read again), credited ones are reversed and the operator is told. Reversing a credit takes two sightings of
    * the fork, `forkConfirmSeconds` apart: the first is recorded, and the tick waits.
    */
-  private async rewind(cursor: watch.Cursor, fork: bigint): Promise<void> {
+  private async rewind(cursor: bigint, fork: bigint): Promise<void> {
     const { network, forkConfirmSeconds } = this.options;
     const rewound = await this.db.transaction(async (tx) => {
-      if (!(await watch.claimCursor(tx, network, cursor.next))) return false;
+      if (!(await watch.claimCursor(tx, network, cursor))) return false;
       const deposits = await watch.chainDepositsFrom(tx, network, fork);
       const credited = deposits.filter((d) => d.status !== 'pending');
       const now = this.clock.now();
-      if (credited.length > 0 && (cursor.forkSeenAt === null || now.getTime() - cursor.forkSeenAt.getTime() < forkConfirmSeconds * 1000)) {
-        if (cursor.forkSeenAt === null) await watch.setForkSeen(tx, network, now);
+      // Read again under the cursor's lock: another watcher may have seen the fork first, or seen it gone.
+      const { forkSeenAt } = await watch.readCursor(tx, network, cursor);
+      if (credited.length > 0 && (forkSeenAt === null || now.getTime() - forkSeenAt.getTime() < forkConfirmSeconds * 1000)) {
+        if (forkSeenAt === null) await watch.setForkSeen(tx, network, now);
         return false;
       }
       await lockIntentsOfTransactions(tx, credited.map((d) => d.transaction_id));
@@ -188,14 +190,14 @@ export class EvmWatcher {
       await watch.moveCursor(tx, network, fork);
       return true;
     });
-    if (rewound) this.log.warn({ network, fork: fork.toString(), cursor: cursor.next.toString() }, 'chain watcher: reorganization, reading again from the fork');
+    if (rewound) this.log.warn({ network, fork: fork.toString(), cursor: cursor.toString() }, 'chain watcher: reorganization, reading again from the fork');
     else this.log.warn({ network, fork: fork.toString() }, 'chain watcher: the chain differs from the blocks read below credited deposits; they are reversed if it still does after CONNECT_EVM_FORK_CONFIRM_SECONDS');
   }
 
   /**
    * The blocks `from`..`to` that link to `parent` and to each other, as far as they do, and our deposits in them;
-   * null when the first does not link (the chain changed under the cursor). A missing block ends the read there:
-   * the backend that answered is behind, and the next tick goes on.
+   * null when the first does not link (the chain changed under the cursor) or is missing. A missing block ends the
+   * read there: the backend that answered is behind, and the next tick goes on.
    */
   private async read(from: bigint, to: bigint, parent: string | undefined): Promise<LinkedRead | null> {
     const numbers = Array.from({ length: Number(to - from) + 1 }, (_, i) => from + BigInt(i));
@@ -206,7 +208,7 @@ export class EvmWatcher {
       blocks.push(block);
       expected = block.hash;
     }
-    if (blocks.length === 0) return numbers.length === 0 ? { blocks: [], deposits: [] } : null;
+    if (blocks.length === 0) return null;
     const tokens = this.tokens();
     const logs = await this.chain.tokenTransfers([...tokens.keys()], blocks);
     const deposits = await this.ours([...blocks.flatMap((b) => b.nativeTransfers), ...logs], tokens);
