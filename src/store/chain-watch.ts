@@ -17,6 +17,15 @@ export async function readCursor(sql: Sql, network: string, start: bigint): Prom
   return { next: BigInt(row!.next_block), forkSeenAt: row!.fork_seen_at };
 }
 
+/**
+ * The highest block the watchers of `network` have linked into their own chain (the cursor's previous block):
+ * a height the chain is proven to have reached, whatever a lagging backend says. Null before any watcher ran.
+ */
+export async function linkedHeight(sql: Sql, network: string): Promise<bigint | null> {
+  const [row] = await sql.query<{ next_block: string }>('SELECT next_block::text AS next_block FROM chain_cursors WHERE network = $1', [network]);
+  return row === undefined || row.next_block === '0' ? null : BigInt(row.next_block) - 1n;
+}
+
 /** A divergence first seen at `at` (null: none seen, or it was a lagging answer): kept until confirmed or cleared. */
 export async function setForkSeen(sql: Sql, network: string, at: Date | null): Promise<void> {
   await sql.query('UPDATE chain_cursors SET fork_seen_at = $2 WHERE network = $1', [network, at]);

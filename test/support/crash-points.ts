@@ -21,7 +21,12 @@ export function crashPoints() {
     stopAt(boundary: PayoutBoundary, options: { payoutId?: string; mode?: 'die' | 'throw' } = {}) {
       Object.assign(stop, { boundary, payoutId: options.payoutId ?? null, mode: options.mode ?? 'die' });
     },
-    stoppedThere: (payoutId: string) => expect.poll(() => stop.hit.includes(payoutId), { timeout: 20_000 }).toBe(true),
+    /**
+     * Waits for the payout to stop at the armed boundary; `nudge` (a sweep, not awaited: it may be the one that
+     * stops) runs between looks, as a worker would retry an attempt that a lagging answer left unknown.
+     */
+    stoppedThere: (payoutId: string, nudge?: () => void) =>
+      expect.poll(() => stop.hit.includes(payoutId) || void nudge?.(), { timeout: 20_000, interval: 250 }).toBe(true),
     /** Disarms whatever a test armed and did not reach. */
     reset: () => void Object.assign(stop, { boundary: null, payoutId: null, mode: 'die' }),
   };

@@ -35,6 +35,7 @@ import {
   type NonceRow,
   type Signed,
 } from '../../store/evm-payouts.js';
+import { linkedHeight } from '../../store/chain-watch.js';
 import { lockLeased, type Lease } from '../../store/payout-leases.js';
 import { replacementFees, type Eip1559Fees } from '../chains/evm-fees.js';
 import { nonceVerdict, type NonceObservation } from '../chains/evm-nonce-verdict.js';
@@ -83,9 +84,10 @@ export class EvmPayouts {
   /** Networks whose endpoint was found to serve the catalog's chain. */
   private readonly checkedChains = new Set<string>();
   /**
-   * The highest head any answer showed for each network. State is read at it, by number: a backend behind it
-   * refuses (a node without a block answers no state for it) instead of answering an older state, such as a hot
-   * wallet without the tokens it received since, which would fail a payout that can succeed.
+   * The highest head any answer showed for each network, or the deposit watchers' linked chain did. State and fees
+   * are read at it, by number: a backend behind it refuses (a node without a block answers no state for it) instead
+   * of answering an older state, such as a hot wallet without the tokens it received since (a payout failed that can
+   * succeed), or a chain before the token contract was deployed (its transfer's gas estimated as a plain call's).
    */
   private readonly heights = new Map<string, bigint>();
 
@@ -181,7 +183,7 @@ export class EvmPayouts {
       throw error;
     }
     const [fees, chainId, chainNext] = await Promise.all([
-      client.estimateFeesPerGas(),
+      this.feesAt(client, height),
       client.getChainId(),
       client.getTransactionCount({ address: this.signer.address, blockTag: 'pending' }),
     ]);
@@ -233,7 +235,7 @@ export class EvmPayouts {
    */
   private async cancel(client: PublicClient, request: PayoutRequest, row: NonceRow, why: string): Promise<PayoutOutcome> {
     const previous = parseTransaction(row.raw as Hex) as TransactionSerializableEIP1559;
-    const market = await client.estimateFeesPerGas();
+    const market = await this.feesAt(client, await this.head(client, request.network));
     const cap = row.fee_cap_wei === null ? previous.gas! * previous.maxFeePerGas! : BigInt(row.fee_cap_wei);
     const fees: Eip1559Fees = replacementFees(
       { maxFeePerGas: previous.maxFeePerGas!, maxPriorityFeePerGas: previous.maxPriorityFeePerGas! },
@@ -276,7 +278,7 @@ export class EvmPayouts {
     if (previous.nonce! > used || previous.type !== 'eip1559' || row.fee_cap_wei === null) return this.sendAgain(client, row.id, current);
     const fees = replacementFees(
       { maxFeePerGas: previous.maxFeePerGas!, maxPriorityFeePerGas: previous.maxPriorityFeePerGas! },
-      await client.estimateFeesPerGas(),
+      await this.feesAt(client, await this.head(client, request.network)),
       previous.gas!,
       BigInt(row.fee_cap_wei),
     );
@@ -320,13 +322,22 @@ export class EvmPayouts {
     }
   }
 
-  /** The chain's head as far as any answer has shown it: never lower than one seen before. */
+  /** The chain's head as far as any answer, or the watchers' linked chain, has shown it: never lower than one seen before. */
   private async head(client: PublicClient, network: string): Promise<bigint> {
-    const answered = await client.getBlockNumber({ cacheTime: 0 });
-    const highest = this.heights.get(network);
-    if (highest !== undefined && highest >= answered) return highest;
-    this.heights.set(network, answered);
-    return answered;
+    const [answered, linked] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), linkedHeight(this.db, network)]);
+    const highest = [answered, linked ?? 0n, this.heights.get(network) ?? 0n].reduce((a, b) => (a > b ? a : b));
+    this.heights.set(network, highest);
+    return highest;
+  }
+
+  /**
+   * The market's fees as of block `height`: its base fee with viem's margin (×1.2) plus the tip the node suggests.
+   * A backend without the block refuses, rather than price from an older block whose base fee may be far lower.
+   */
+  private async feesAt(client: PublicClient, height: bigint): Promise<Eip1559Fees> {
+    const [block, tip] = await Promise.all([client.getBlock({ blockNumber: height }), client.estimateMaxPriorityFeePerGas()]);
+    if (block.baseFeePerGas === null) throw new Error(`block ${height} has no base fee: the chain does not price EIP-1559 transactions`);
+    return { maxFeePerGas: (block.baseFeePerGas * 6n) / 5n + tip, maxPriorityFeePerGas: tip };
   }
 
   private async receipt(client: PublicClient, hash: string): Promise<TransactionReceipt | null> {
@@ -358,7 +369,7 @@ export class EvmPayouts {
     const depthBlock = head - confirmationsRequired + 1n;
     const [atDepth, atHead] = await Promise.all([
       depthBlock < 0n ? 0 : client.getTransactionCount({ address: wallet, blockNumber: depthBlock }),
-      client.getTransactionCount({ address: wallet, blockTag: 'latest' }),
+      client.getTransactionCount({ address: wallet, blockNumber: head }),
     ]);
     const usedAtDepth = BigInt(atDepth);
     const usedBy = usedAtDepth > nonce ? await this.nonceUser(client, wallet, nonce, depthBlock, row) : null;
@@ -425,14 +436,15 @@ export class EvmPayouts {
     );
     if (gaps.length === 0) return 0;
     await this.checkChain(client, network);
-    const used = BigInt(await client.getTransactionCount({ address: this.signer.address, blockTag: 'latest' }));
+    const height = await this.head(client, network);
+    const used = BigInt(await client.getTransactionCount({ address: this.signer.address, blockNumber: height }));
     let filled = 0;
     for (const gap of gaps) {
       if (BigInt(gap.nonce) < used) {
         await markFilled(this.db, gap.id);
         filled++;
       } else if (gap.raw === null) {
-        const fees = await client.estimateFeesPerGas();
+        const fees = await this.feesAt(client, height);
         const raw = await this.signer.signTransaction({
           type: 'eip1559',
           chainId: this.catalog.network(network)!.chain_id!,

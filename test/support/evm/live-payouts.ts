@@ -8,6 +8,8 @@ import type { Payout, PayoutQuote } from '../../../src/http/resources/payout.js'
 import type { Tenant, TestApp } from '../app.js';
 import { createAddress, createTenant, json } from '../partner.js';
 import { startAnvil, type Anvil } from './anvil.js';
+import { seededRandom } from './flaky-rpc.js';
+import { startLaggingRpc, type LaggingRpc } from './lagging-rpc.js';
 import { HOT_WALLET, quiet, startLiveEvmApp, TEST_CONFIRMATIONS, watcherFor, type WatchedNetwork } from './live-app.js';
 
 type Quote = Static<typeof PayoutQuote>;
@@ -18,19 +20,32 @@ export interface LivePayoutWorld {
   anvil: Anvil;
   ethereum: WatchedNetwork;
   t: TestApp;
+  /** Requests answered as a lagging backend, when the world was started with lag. */
+  lagging?: () => number;
 }
 
-/** Starts the world before the file's tests (a watcher tick settles the cursor) and stops it after them. */
-export function useLivePayoutWorld(options: ContextOptions = {}): LivePayoutWorld {
+/**
+ * Starts the world before the file's tests (a watcher tick settles the cursor) and stops it after them. With `lag`,
+ * the app reads the chain through a load-balanced endpoint (test/support/evm/lagging-rpc.ts) that serves a `share`
+ * of the requests, chosen by a seeded draw, as a backend lagging past the confirmations; `world.lagging` counts them.
+ */
+export function useLivePayoutWorld(options: ContextOptions = {}, lag?: { seed: number; share: number }): LivePayoutWorld {
   const world = {} as LivePayoutWorld;
+  let proxy: LaggingRpc | undefined;
   beforeAll(async () => {
     world.anvil = await startAnvil();
     world.ethereum = { network: 'ethereum', anvil: world.anvil, usdc: await world.anvil.deployToken() };
-    world.t = await startLiveEvmApp([world.ethereum], undefined, options);
+    if (lag) {
+      const random = seededRandom(lag.seed);
+      proxy = await startLaggingRpc(world.anvil.url, () => (random() < lag.share ? { behind: TEST_CONFIRMATIONS + 1 + Math.floor(random() * 14) } : 'fresh'));
+      world.lagging = () => proxy!.counts.lagging;
+    }
+    world.t = await startLiveEvmApp([world.ethereum], undefined, options, proxy ? { rpcUrls: { ethereum: proxy.url } } : {});
     await watcherFor(world.t, world.ethereum).tick();
   });
   afterAll(async () => {
     await world.t?.close();
+    await proxy?.close();
     await world.anvil?.close();
   });
   return world;
@@ -61,9 +76,29 @@ export function livePayoutKit(world: LivePayoutWorld) {
   }
 
   const statusOf = async (key: string, id: string) => json<PayoutObject>(await world.t.call(key, 'GET', `/payouts/${id}`));
+  /**
+   * In a world with lag, a sweep of live payouts, not awaited (one may stop dead at a crash point), at most one a
+   * second: what a worker does for an attempt that a lagging answer left unknown. Nothing otherwise: a test decides
+   * when sweeps run.
+   */
+  let lastNudge = 0;
+  const nudge = () => {
+    if (!world.lagging || Date.now() - lastNudge < 1_000) return;
+    lastNudge = Date.now();
+    void world.t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+  };
   /** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
   const reaches = (key: string, id: string, status: PayoutObject['status']) =>
-    expect.poll(async () => (await statusOf(key, id)).status, { timeout: 20_000 }).toBe(status);
+    expect
+      .poll(
+        async () => {
+          const now = (await statusOf(key, id)).status;
+          if (now !== status) nudge();
+          return now;
+        },
+        { timeout: 20_000, interval: 250 },
+      )
+      .toBe(status);
   const freshDestination = () => `0x${randomUUID().replaceAll('-', '')}${'0'.repeat(8)}`;
 
   /**
@@ -95,6 +130,7 @@ export function livePayoutKit(world: LivePayoutWorld) {
     pay,
     statusOf,
     reaches,
+    nudge,
     stuckPayout,
     /** Back to mining on arrival at a base fee below any cap. */
     restoreMining: async () => {
