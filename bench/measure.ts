@@ -126,7 +126,7 @@ export async function measureScenario(
   // After the warm-up, as the pgbench step does: the statistics then count the rows the warm-up wrote, and the
   // plans PostgreSQL caches per connection (foreign-key checks among them) are made again from them. Analyzed
   // before it, a create scenario ran with the plans of near-empty tables: every foreign-key check on
-  // payment_intents a sequential scan, the whole window long (BENCHMARKS.md, issue 24, "Create").
+  // payment_intents a sequential scan, the whole window long (bench/history/2026-11-28-issue-24.md, "Create").
   if (run.postgres) await quietDatabase(run.postgres);
   await settleMachine(options);
   const load = toLoad(scenario, headers, fixture);

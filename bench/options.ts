@@ -107,7 +107,7 @@ const LOCAL_SOCKET_DIR = '/var/run/postgresql';
 
 /**
  * The local server through its Unix socket when it has one (what a deployment on the same host should use: a query
- * costs the client about a third less CPU than over loopback TCP, see BENCHMARKS.md), else over TCP. The service
+ * costs the client about a third less CPU than over loopback TCP, see bench/history/2026-11-27-issue-24.md), else over TCP. The service
  * and pgbench are both given this URL, so each ceiling is measured over the same transport as its scenario.
  */
 function defaultPostgresUrl(): string {

@@ -10,7 +10,7 @@ export function baselineRequestsPerSecond(measurements: readonly Measurement[]):
   return bare.reduce((sum, m) => sum + m.requestsPerSecond, 0) / bare.length;
 }
 
-/** A Markdown table, pasted as is into BENCHMARKS.md. */
+/** A Markdown table, pasted as is into a run's file in bench/history/. */
 export function renderTable(measurements: readonly Measurement[], baseline: number): string {
   const header = [
     'target',

@@ -47,10 +47,13 @@ export function banner({ base, database, demo, token, metricsUrl, live }: Banner
   return `${lines.join('\n')}\n\n`;
 }
 
+/** Where each live chain family (EVM, Tron, Solana) is set up: named when no live network is configured. */
+export const LIVE_SETUP_DOCS = ['docs/live-evm.md', 'docs/live-tron.md', 'docs/live-solana.md'];
+
 /** The live path in a few lines: an operator sees at once whether the settings meant for it were read. */
 function liveLines({ networks, watchers, payout_signer: signer, tron_payout_signer: tronSigner, solana_owner_pools: pools, solana_payout_signer: solanaSigner }: LiveSummary): string[] {
   const served = Object.entries(networks);
-  if (served.length === 0) return ['  Live networks:   none (live keys get no addresses; docs/live-evm.md and docs/live-tron.md set them up)'];
+  if (served.length === 0) return [`  Live networks:   none (live keys get no addresses; ${LIVE_SETUP_DOCS.join(', ')} set them up)`];
   const watched = watchers.length ? `watched here: ${watchers.join(', ')}` : 'watched by worker processes';
   return [
     `  Live networks:   ${served.map(([network, rpc]) => `${network} (${rpc})`).join(', ')}; ${watched}`,

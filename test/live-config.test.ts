@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { banner } from '../src/banner.js';
+import { banner, LIVE_SETUP_DOCS } from '../src/banner.js';
 import { loadConfig } from '../src/config.js';
 import { liveSummary, redactUrl } from '../src/live-summary.js';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -101,11 +102,17 @@ describe('live configuration, visible and never secret', () => {
   it('the banner says when no live network is configured', async () => {
     const sandboxOnly = await startTestApp({}, withSigner.testDb);
     try {
-      expect(bannerOf(sandboxOnly)).toContain('  Live networks:   none');
+      expect(bannerOf(sandboxOnly)).toContain(
+        '  Live networks:   none (live keys get no addresses; docs/live-evm.md, docs/live-tron.md, docs/live-solana.md set them up)\n',
+      );
       expect(JSON.parse(await readyz(sandboxOnly)).live).toEqual({ networks: {}, watchers: [], payout_signer: null });
     } finally {
       await sandboxOnly.close();
     }
+  });
+
+  it('every set-up doc the banner names when no live network is configured exists', () => {
+    for (const doc of LIVE_SETUP_DOCS) expect(fs.existsSync(new URL(`../${doc}`, import.meta.url)), doc).toBe(true);
   });
 
   it('a live payout without a signer is refused 503, naming the CONNECT_EVM_SIGNER_* settings: at the quote, and at execution before anything is reserved', async () => {
