@@ -1,7 +1,9 @@
-import { createWalletClient, http, parseUnits, type Hex } from 'viem';
+import { createWalletClient, http, parseGwei, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcChainReader } from '../src/providers/chains/evm-rpc.js';
+import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
+import { Decimal } from '../src/domain/money.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
@@ -23,7 +25,9 @@ let proxy: LaggingRpc;
 let ethereum: WatchedNetwork;
 let t: TestApp;
 const world = {} as LivePayoutWorld;
-const { fundedTenant, pay, statusOf, reaches, available, freshDestination } = livePayoutKit(world);
+const { fundedTenant, pay, statusOf, reaches, available, freshDestination, stuckPayout, restoreMining, tokenBalance } = livePayoutKit(world);
+/** While set, the next payout's work stops dead there, as a killed process stops. */
+let holdAt: PayoutBoundary | null = null;
 /** Far enough behind that what it lacks is past the confirmations: the depth at which the review saw harm. */
 const BEHIND = { behind: TEST_CONFIRMATIONS + 14 };
 
@@ -31,7 +35,18 @@ beforeAll(async () => {
   anvil = await startAnvil();
   proxy = await startLaggingRpc(anvil.url);
   ethereum = { network: 'ethereum', anvil, usdc: await anvil.deployToken() };
-  t = await startLiveEvmApp([ethereum], undefined, {}, { rpcUrls: { ethereum: proxy.url } });
+  t = await startLiveEvmApp(
+    [ethereum],
+    undefined,
+    {
+      atPayoutBoundary: (boundary) => {
+        if (boundary !== holdAt) return Promise.resolve();
+        holdAt = null;
+        return new Promise(() => {});
+      },
+    },
+    { rpcUrls: { ethereum: proxy.url } },
+  );
   Object.assign(world, { anvil, ethereum, t });
   await watcherFor(t, ethereum).tick();
 });
@@ -175,5 +190,76 @@ describe('payouts, followed through backends that lag', () => {
       fresh();
       await anvil.client.setAutomine(true);
     }
+  });
+
+  it("a cancellation is priced at the chain's head, not at the older block a lagging backend calls latest: it replaces the stuck payout, which then fails with its funds released", async () => {
+    fresh();
+    const { tenant, destination, payout, original } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
+    const before = await available(tenant.organizationId);
+    try {
+      // The latest block from a backend behind the fee rise; blocks asked by number, and all else, from the node.
+      proxy.route = (method, params) => (method === 'eth_getBlockByNumber' && params[0] === 'latest' ? BEHIND : 'fresh');
+      expect((await t.admin('POST', `/payouts/${payout.id}/cancel`)).statusCode).toBe(202);
+      await t.ctx.payouts.sweepLive(quiet);
+      const chain = json<{ chain: { tx_hash: Hex; purpose: string } }>(await t.admin('GET', `/payouts/${payout.id}`)).chain;
+      expect(chain.purpose).toBe('cancel');
+      // In the node's pool, in place of the payout's transaction: its fee clears the base fee the chain now asks.
+      const cancellation = await anvil.client.getTransaction({ hash: chain.tx_hash });
+      expect(cancellation.nonce).toBe(original.nonce);
+      const { baseFeePerGas } = await anvil.client.getBlock();
+      expect(cancellation.maxFeePerGas! >= baseFeePerGas!).toBe(true);
+    } finally {
+      fresh();
+      await restoreMining();
+    }
+    await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.payouts.sweepLive(quiet);
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
+    expect(await available(tenant.organizationId)).toBe(new Decimal(before).plus((await statusOf(tenant.key, payout.id)).quote.user_sends).toFixed());
+    expect(await tokenBalance(destination)).toBe(0n);
+    expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+
+  it("a filler at a released nonce is priced at the chain's head, not at the older block a lagging backend calls latest: the node takes it, and the payout waiting behind it completes", async () => {
+    fresh();
+    const tenant = await fundedTenant('50');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    // A gap: a payout took nonce N and died before signing; cancelled, it released N; the next payout waits at N + 1.
+    holdAt = 'nonce-allocated';
+    const dead = await pay(tenant.key, freshDestination(), '2');
+    const nonceOf = async (payoutId: string) =>
+      (await t.db.query<{ nonce: string }>('SELECT nonce::text AS nonce FROM evm_payout_txs WHERE payout_id = $1', [payoutId])).map((row) => Number(row.nonce));
+    await expect.poll(() => nonceOf(dead.id)).toHaveLength(1);
+    const [gap] = await nonceOf(dead.id);
+    const waiting = await pay(tenant.key, freshDestination(), '3');
+    await reaches(tenant.key, waiting.id, 'processing');
+    expect((await t.admin('POST', `/payouts/${dead.id}/cancel`)).statusCode).toBe(202);
+    await t.db.query("UPDATE payouts SET next_attempt_at = now() - interval '1 hour' WHERE id = $1", [dead.id]);
+    await t.ctx.payouts.sweepLive(quiet);
+    expect((await statusOf(tenant.key, dead.id)).status).toBe('failed');
+
+    await anvil.client.setAutomine(false);
+    try {
+      await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('50') });
+      await anvil.mine(1);
+      await t.db.query("UPDATE evm_payout_txs SET released_at = now() - interval '1 hour' WHERE network = 'ethereum' AND nonce = $1", [gap]);
+      proxy.route = (method, params) => (method === 'eth_getBlockByNumber' && params[0] === 'latest' ? BEHIND : 'fresh');
+      await t.ctx.payouts.sweepLive(quiet);
+      const [filler] = await t.db.query<{ tx_hash: Hex }>(
+        "SELECT s.tx_hash FROM evm_signed_txs s JOIN evm_payout_txs n ON n.id = s.nonce_id WHERE n.network = 'ethereum' AND n.nonce = $1 AND s.purpose = 'filler'",
+        [gap],
+      );
+      expect((await anvil.client.getTransaction({ hash: filler!.tx_hash })).nonce).toBe(gap);
+    } finally {
+      fresh();
+      await restoreMining();
+    }
+    // The waiting payout's transaction may have left the node's pool while fees were high: sent again by later sweeps.
+    for (let sweep = 0; sweep < 5 && (await statusOf(tenant.key, waiting.id)).status !== 'completed'; sweep++) {
+      await anvil.mine(TEST_CONFIRMATIONS);
+      await t.ctx.payouts.sweepLive(quiet);
+    }
+    expect((await statusOf(tenant.key, waiting.id)).status).toBe('completed');
+    expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 });
