@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcChainReader } from '../src/providers/chains/evm-rpc.js';
 import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
 import { Decimal } from '../src/domain/money.js';
+import type { ReconciliationRow } from '../src/store/reconciliation.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
@@ -261,5 +262,29 @@ describe('payouts, followed through backends that lag', () => {
     }
     expect((await statusOf(tenant.key, waiting.id)).status).toBe('completed');
     expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+});
+
+describe('reconciliation, read from backends that lag', () => {
+  it("balances from a backend behind the watchers' linked chain never show credited money as missing: the network reads unavailable, and the node's answers reconcile the address", async () => {
+    fresh();
+    const tenant = await createTenant(t, { mode: 'live' });
+    const address = await createAddress(t, tenant.key, { asset: 'USDC', network: 'ethereum' });
+    await anvil.mine(5);
+    await anvil.sendToken(ethereum.usdc, address.address, '5');
+    await anvil.mine(TEST_CONFIRMATIONS);
+    expect(await watcher().tick()).toBe(1);
+    const drifting = (rows: ReconciliationRow[]) => rows.find((row) => row.asset === 'USDC')!.details.addresses.map((a) => a.address);
+
+    // The head from the node; balances from a backend just behind the deposit's block (the token already there).
+    proxy.route = (method) => (method === 'eth_call' || method === 'eth_getBalance' ? { behind: TEST_CONFIRMATIONS + 1 } : 'fresh');
+    const lagged = await t.ctx.reconciliation.run('ethereum');
+    expect(lagged.find((row) => row.asset === 'USDC')).toMatchObject({ status: 'unavailable', error: expect.any(String) });
+    expect(drifting(lagged)).not.toContain(address.address);
+
+    fresh();
+    const read = await t.ctx.reconciliation.run('ethereum');
+    expect(read.find((row) => row.asset === 'USDC')!.status).not.toBe('unavailable');
+    expect(drifting(read)).not.toContain(address.address);
   });
 });

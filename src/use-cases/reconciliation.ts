@@ -5,6 +5,7 @@ import { Decimal } from '../domain/money.js';
 import { reconcile, unavailable, type AddressFigures, type LedgerFigures, type ReconciliationResult } from '../domain/reconciliation.js';
 import type { ReconciledNetwork } from '../providers/chains/balances.js';
 import { endpointFreeMessage } from '../providers/chains/rpc-errors.js';
+import { linkedHeight } from '../store/chain-watch.js';
 import type { Database } from '../store/database.js';
 import { lastCheckedAt, latestResults, ledgerSideOn, liveAddressesOn, saveResults, type LedgerSideRow, type LiveAddressRow, type ReconciliationRow } from '../store/reconciliation.js';
 
@@ -130,9 +131,26 @@ export class Reconciliation {
       // Balances of the same addresses on another chain would be somebody else's money.
       if (served !== expected) return new Map(pairs.map(({ asset }) => [asset, { error: `the RPC URL serves chain ${served}, not ${expected}` }]));
     }
+    let at: bigint | undefined;
+    try {
+      at = await this.readHeight(network, reader);
+    } catch (failure) {
+      return new Map(pairs.map(({ asset }) => [asset, { error: endpointFreeMessage(failure) }]));
+    }
     for (const { asset, token } of pairs) {
-      balances.set(asset, await reader.balances(token, holders).catch((failure: unknown) => ({ error: endpointFreeMessage(failure) })));
+      balances.set(asset, await reader.balances(token, holders, at).catch((failure: unknown) => ({ error: endpointFreeMessage(failure) })));
     }
     return balances;
+  }
+
+  /**
+   * The block every balance of the network is read at: the head the node claims, never below the block the deposit
+   * watchers have linked (the ledger credits nothing above it). A backend behind that block refuses, and the network
+   * reads as unavailable, rather than answer an older balance that would show credited money as missing.
+   */
+  private async readHeight(network: string, reader: ReconciledNetwork['reader']): Promise<bigint | undefined> {
+    if (!reader.height) return undefined;
+    const [claimed, linked] = await Promise.all([reader.height(), linkedHeight(this.db, network)]);
+    return linked !== null && linked > claimed ? linked : claimed;
   }
 }

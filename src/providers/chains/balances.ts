@@ -16,8 +16,16 @@ export interface BalanceReader {
    * the catalog names none (Solana).
    */
   chainId?(): Promise<number>;
-  /** What each of `holders` holds of the network's native asset (`token` null) or of a token contract. */
-  balances(token: string | null, holders: readonly string[]): Promise<bigint[]>;
+  /**
+   * The head the answering node claims, where balances can be read at a block number; absent where the endpoint reads
+   * only its latest state (Tron's JSON-RPC, Solana).
+   */
+  height?(): Promise<bigint>;
+  /**
+   * What each of `holders` holds of the network's native asset (`token` null) or of a token contract, at block
+   * `at` (a node without that block refuses) or, without it, at whatever the answering node has.
+   */
+  balances(token: string | null, holders: readonly string[], at?: bigint): Promise<bigint[]>;
 }
 
 /** Balance reads one network has in flight at most: a deployment's thousands of addresses do not flood its node. */
@@ -50,17 +58,21 @@ export function evmBalanceReader(url: string, timeoutMs: number, headers?: Reado
   });
   return {
     chainId: hidingEndpoint(() => client.getChainId()),
-    balances: hidingEndpoint((token: string | null, holders: readonly string[]) =>
+    height: hidingEndpoint(() => client.getBlockNumber({ cacheTime: 0 })),
+    balances: hidingEndpoint((token: string | null, holders: readonly string[], at?: bigint) =>
       mapLimited(holders, BALANCE_READS_IN_FLIGHT, (holder) =>
         token === null
-          ? client.getBalance({ address: holder as Address })
-          : client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [holder as Address] }),
+          ? client.getBalance({ address: holder as Address, blockNumber: at })
+          : client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [holder as Address], blockNumber: at }),
       ),
     ),
   };
 }
 
-/** A Tron node's Ethereum-compatible JSON-RPC: the same reads, its `T…` addresses given as the 20 bytes they hold. */
+/**
+ * A Tron node's Ethereum-compatible JSON-RPC: the same reads, its `T…` addresses given as the 20 bytes they hold,
+ * at the node's latest state only (java-tron answers `eth_getBalance` and `eth_call` for `latest` alone).
+ */
 export function tronBalanceReader(url: string, timeoutMs: number, headers?: Readonly<Record<string, string>>): BalanceReader {
   const evm = evmBalanceReader(url, timeoutMs, headers);
   return {
