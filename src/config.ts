@@ -121,6 +121,8 @@ export interface EvmConfig {
   rebroadcastSeconds: number;
   /** Seconds a released nonce of the hot wallet may wait for a payout before a filler transaction is sent at it. */
   gapFillSeconds: number;
+  /** Seconds between two attempts that must see the same proof that a live payout paid nothing before it fails. */
+  notSentConfirmSeconds: number;
   /** The longest one JSON-RPC call (or remote signer call) of a live payout may take, in milliseconds. */
   rpcTimeoutMs: number;
   /** The hot wallet that signs live payouts: a key (given, or in a file), or a remote signer; null: no live payouts. */
@@ -273,6 +275,7 @@ function evmConfig(env: NodeJS.ProcessEnv): EvmConfig {
     forkConfirmSeconds: positiveInteger('CONNECT_EVM_FORK_CONFIRM_SECONDS', env.CONNECT_EVM_FORK_CONFIRM_SECONDS, 60),
     rebroadcastSeconds: positiveInteger('CONNECT_EVM_REBROADCAST_SECONDS', env.CONNECT_EVM_REBROADCAST_SECONDS, 120),
     gapFillSeconds: positiveInteger('CONNECT_EVM_GAP_FILL_SECONDS', env.CONNECT_EVM_GAP_FILL_SECONDS, 60),
+    notSentConfirmSeconds: integer('CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS', env.CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS, 60),
     rpcTimeoutMs: positiveInteger('CONNECT_EVM_RPC_TIMEOUT_MS', env.CONNECT_EVM_RPC_TIMEOUT_MS, 10_000),
     signer: evmSigner(env),
   };

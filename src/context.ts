@@ -104,6 +104,7 @@ export async function createContext(config: Config, database: Database, options:
     ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer, {
         rebroadcastAfterSeconds: config.evm.rebroadcastSeconds,
         gapFillAfterSeconds: config.evm.gapFillSeconds,
+        notSentConfirmSeconds: config.evm.notSentConfirmSeconds,
         rpcTimeoutMs: config.evm.rpcTimeoutMs,
         atBoundary: options.atPayoutBoundary,
       })

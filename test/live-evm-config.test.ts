@@ -20,6 +20,12 @@ describe('live EVM settings', () => {
     expect(() => loadConfig({ CONNECT_EVM_REBROADCAST_SECONDS: '0' })).toThrow(/CONNECT_EVM_REBROADCAST_SECONDS must be at least 1/);
   });
 
+  it('a proof that a payout paid nothing is believed when seen again CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS later, 60 unless set; 0 allowed, never negative', () => {
+    expect(loadConfig({}).evm.notSentConfirmSeconds).toBe(60);
+    expect(loadConfig({ CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS: '0' }).evm.notSentConfirmSeconds).toBe(0);
+    expect(() => loadConfig({ CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS: '-1' })).toThrow(/CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS must be a non-negative integer/);
+  });
+
   it('without any RPC URL live EVM is off, and an xpub alone changes nothing', () => {
     expect(liveEvmFrom(loadConfig({}).evm, catalog)).toBeNull();
     expect(liveEvmFrom(loadConfig({ CONNECT_EVM_XPUB: TEST_XPUB }).evm, catalog)).toBeNull();

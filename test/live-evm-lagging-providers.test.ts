@@ -46,7 +46,7 @@ beforeAll(async () => {
         return new Promise(() => {});
       },
     },
-    { rpcUrls: { ethereum: proxy.url } },
+    { rpcUrls: { ethereum: proxy.url }, notSentConfirmSeconds: 60 },
   );
   Object.assign(world, { anvil, ethereum, t });
   await watcherFor(t, ethereum).tick();
@@ -70,6 +70,12 @@ async function depositsOf(key: string): Promise<TransactionObject[]> {
 }
 const failureOf = async (payoutId: string) =>
   (await t.db.query<{ failure_reason: string | null }>('SELECT failure_reason FROM payouts WHERE id = $1', [payoutId]))[0]!.failure_reason;
+
+/** The first sighting of a proof that the payout paid nothing is older than CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS (time passing, without the wait). */
+const sightingAges = (payoutId: string) =>
+  t.db.query("UPDATE evm_payout_txs SET not_sent_seen_at = not_sent_seen_at - interval '61 seconds' WHERE payout_id = $1", [payoutId]);
+const lastErrorOf = async (payoutId: string) =>
+  (await t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
 
 const reversals = (organizationId: string) => countRows(t, "SELECT 1 FROM events WHERE organization_id = $1 AND type = 'deposit.reversed'", [organizationId]);
 
@@ -166,7 +172,7 @@ describe('payouts, followed through backends that lag', () => {
     expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 
-  it('a nonce another transaction of the wallet used is proven by that transaction, found in its block: the payout fails naming it', async () => {
+  it('a nonce another transaction of the wallet used is proven by that transaction, found in its block, and seen again a while later: the payout fails naming it', async () => {
     fresh();
     const tenant = await fundedTenant('50');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
@@ -183,6 +189,14 @@ describe('payouts, followed through backends that lag', () => {
       await anvil.mine(TEST_CONFIRMATIONS + 5);
       // Receipts still from a backend behind: the proof must come from the block, not from an absence.
       proxy.route = (method) => (method === 'eth_getTransactionReceipt' ? BEHIND : 'fresh');
+      // Seen once, and again before CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS have passed: open, its funds reserved.
+      for (let i = 0; i < 2; i++) {
+        await t.ctx.payouts.sweepLive(quiet);
+        expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
+        expect(await lastErrorOf(payout.id)).toContain(stranger);
+      }
+      expect(await available(tenant.organizationId)).not.toBe('50');
+      await sightingAges(payout.id);
       await t.ctx.payouts.sweepLive(quiet);
       expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
       expect(await failureOf(payout.id)).toContain(stranger);
@@ -214,6 +228,9 @@ describe('payouts, followed through backends that lag', () => {
       await restoreMining();
     }
     await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.payouts.sweepLive(quiet);
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
+    await sightingAges(payout.id);
     await t.ctx.payouts.sweepLive(quiet);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
     expect(await available(tenant.organizationId)).toBe(new Decimal(before).plus((await statusOf(tenant.key, payout.id)).quote.user_sends).toFixed());

@@ -41,7 +41,7 @@ const requestFor = (payoutId: string, asset: string, destination: string, amount
   lease: { payoutId, token: randomUUID(), until: new Date(Date.now() + 60_000) },
 });
 const sender = (url: string, rebroadcastAfterSeconds: number) =>
-  new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', url]]), localSigner(HOT_WALLET_KEY), { rebroadcastAfterSeconds, gapFillAfterSeconds: 60, rpcTimeoutMs: 5_000 });
+  new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', url]]), localSigner(HOT_WALLET_KEY), { rebroadcastAfterSeconds, gapFillAfterSeconds: 60, notSentConfirmSeconds: 0, rpcTimeoutMs: 5_000 });
 
 describe('live payouts on EVM from the hot wallet', () => {
   it('a payout is signed, broadcast after commit, mined, and completes at its confirmations with its hash', async () => {

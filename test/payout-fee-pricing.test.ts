@@ -36,6 +36,8 @@ beforeAll(async () => {
         batchBlocks: 50,
         reorgWindow: 64,
         forkConfirmSeconds: 60,
+        // A proof that a payout paid nothing is looked at twice within one attempt: tests decide when time passes.
+        notSentConfirmSeconds: 0,
         rebroadcastSeconds: 60,
         gapFillSeconds: 60,
         rpcTimeoutMs: 1_000,

@@ -117,6 +117,34 @@ export function recordSigned(db: Database, lease: Lease, previousHash: string | 
   });
 }
 
+/**
+ * A proof that the payout's nonce paid nothing (`seenBy`: the proof and the transaction it rests on), seen now,
+ * under the payout's lease: `first` when it is new (recorded, or replacing another proof seen before), `waiting`
+ * until `confirmAfterSeconds` have passed since it was first seen, `confirmed` after. Only a confirmed proof
+ * releases funds: answers from backends that lag each other must agree a while apart.
+ */
+export function recordNotSentSighting(
+  db: Database,
+  lease: Lease,
+  seenBy: string,
+  confirmAfterSeconds: number,
+): Promise<'first' | 'waiting' | 'confirmed' | 'lease_lost'> {
+  return db.transaction(async (tx) => {
+    if (!(await lockLeased(tx, lease))) return 'lease_lost';
+    const [row] = await tx.query<{ same: boolean; due: boolean }>(
+      `SELECT not_sent_seen_by IS NOT DISTINCT FROM $2 AS same, not_sent_seen_at <= now() - make_interval(secs => $3) AS due
+       FROM evm_payout_txs WHERE payout_id = $1 FOR UPDATE`,
+      [lease.payoutId, seenBy, confirmAfterSeconds],
+    );
+    if (!row) return 'lease_lost';
+    if (!row.same) {
+      await tx.query('UPDATE evm_payout_txs SET not_sent_seen_at = now(), not_sent_seen_by = $2, updated_at = now() WHERE payout_id = $1', [lease.payoutId, seenBy]);
+      return 'first';
+    }
+    return row.due ? 'confirmed' : 'waiting';
+  });
+}
+
 const insertSignedTx = (sql: Sql, nonceId: string, signed: Signed) =>
   sql.query('INSERT INTO evm_signed_txs (tx_hash, nonce_id, purpose, raw) VALUES ($1, $2, $3, $4) ON CONFLICT (tx_hash) DO NOTHING', [
     signed.txHash,

@@ -29,6 +29,7 @@ import {
   markFilled,
   recordBroadcast,
   recordFiller,
+  recordNotSentSighting,
   recordSigned,
   releaseUnsignedNonce,
   restoreCurrent,
@@ -51,6 +52,11 @@ export interface EvmPayoutOptions {
   rebroadcastAfterSeconds: number;
   /** Seconds a released nonce may wait for a payout to take it before a filler is sent at it. */
   gapFillAfterSeconds: number;
+  /**
+   * Seconds between two attempts that must see the same proof that nothing was paid before the payout fails and its
+   * funds are released; 0: a second look within the same attempt.
+   */
+  notSentConfirmSeconds: number;
   /** The longest one JSON-RPC call may take. */
   rpcTimeoutMs: number;
   /** Called at each boundary; a test makes it never return, as a killed process never goes on. */
@@ -130,7 +136,7 @@ export class EvmPayouts {
     }
   }
 
-  private async advanceOnce(request: PayoutRequest): Promise<PayoutOutcome> {
+  private async advanceOnce(request: PayoutRequest, lookedAgain = false): Promise<PayoutOutcome> {
     const client = this.client(request.network);
     const row = await findPayoutNonce(this.db, request.payoutId, this.options.rebroadcastAfterSeconds);
     if (!row?.raw) {
@@ -144,7 +150,7 @@ export class EvmPayouts {
       case 'paid':
         return { kind: 'confirmed', txHash: verdict.txHash };
       case 'not_paid':
-        return { kind: 'not_sent', proof: verdict.proof, reason: notPaidReason(verdict, seen.nonce) };
+        return this.believeNotSent(request, verdict, notPaidReason(verdict, seen.nonce), lookedAgain);
       case 'mined_shallow':
         return seen.mined!.purpose === 'payout'
           ? { kind: 'sent', txHash: verdict.txHash }
@@ -156,6 +162,30 @@ export class EvmPayouts {
       case 'open':
         if (request.cancelRequested && row.current_purpose === 'payout') return this.cancel(client, request, row, 'Cancelled by the operator');
         return this.sendCurrent(client, request, row, seen.usedAtHead);
+    }
+  }
+
+  /**
+   * A proof that nothing was paid, believed only when seen again `notSentConfirmSeconds` after its first sighting
+   * (with 0, by a second look within this attempt): until then `unknown`, the funds reserved.
+   */
+  private async believeNotSent(
+    request: PayoutRequest,
+    verdict: { proof: 'reverted' | 'cancelled' | 'nonce_used_elsewhere'; txHash: string | null },
+    reason: string,
+    lookedAgain: boolean,
+  ): Promise<PayoutOutcome> {
+    const confirmAfter = this.options.notSentConfirmSeconds;
+    switch (await recordNotSentSighting(this.db, request.lease, `${verdict.proof}:${verdict.txHash}`, confirmAfter)) {
+      case 'confirmed':
+        return { kind: 'not_sent', proof: verdict.proof, reason };
+      case 'first':
+        if (confirmAfter === 0 && !lookedAgain) return this.advanceOnce(request, true);
+        return unknown(`${reason} Seen once: believed when an attempt at least ${confirmAfter} s later sees the same.`);
+      case 'waiting':
+        return unknown(`${reason} Believed when an attempt at least ${confirmAfter} s after the first sighting sees the same.`);
+      case 'lease_lost':
+        return unknown('the lease on the payout was lost');
     }
   }
 
@@ -174,6 +204,8 @@ export class EvmPayouts {
     const native = this.catalog.network(request.network)!.native_asset;
     if (request.feeCap === null) return unknown('no fresh price converts the quoted network fee into the native asset; retried');
     const cap = parseUnits(request.feeCap, this.catalog.pair(native, request.network)?.decimals ?? 18);
+    // Before any state is read: heights and balances of another chain mean nothing here.
+    await this.checkChain(client, request.network);
     const height = await this.head(client, request.network);
     let gas: bigint;
     try {

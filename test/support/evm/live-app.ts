@@ -82,6 +82,8 @@ export function startLiveEvmApp(
         batchBlocks: 50,
         reorgWindow: 64,
         forkConfirmSeconds: 60,
+        // A proof that a payout paid nothing is looked at twice within one attempt: tests decide when time passes.
+        notSentConfirmSeconds: 0,
         // Any sweep finds an unmined payout stuck: tests decide when a block is mined.
         rebroadcastSeconds: 0,
         gapFillSeconds: 60,
