@@ -18,4 +18,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  {
+    // Closed unions (payout outcomes, verdicts, not-sent proofs, statuses) are checked closed: a switch over one
+    // names every member, so adding one fails lint until each switch handles it; a default never stands in for a
+    // member. The rule needs the types, so it reads the TypeScript project (the sources only: lint time).
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: false, allowDefaultCaseForExhaustiveSwitch: false, requireDefaultForNonUnion: false },
+      ],
+    },
+  },
 );

@@ -4,7 +4,7 @@ import { generateRefCode, refCodeHeldUntil } from '../src/domain/payment-intents
 import { findIdempotentResponse } from '../src/store/idempotency.js';
 import { findIntentWithAddresses, insertIntent } from '../src/store/payment-intents.js';
 import { openPostgres } from '../src/store/postgres.js';
-import type { Tenant } from '../src/store/tenancy.js';
+import type { Tenant } from '../src/domain/tenancy.js';
 
 /**
  * The floor of the service's database-bound routes: Fastify and node-postgres sending the store's own statements

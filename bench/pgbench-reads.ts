@@ -7,7 +7,7 @@ import { EVENT_JSON } from '../src/http/resources/event.js';
 import { listEventTexts } from '../src/store/events.js';
 import { findIntentsWithAddresses, findIntentWithAddresses } from '../src/store/payment-intents.js';
 import { openPostgres } from '../src/store/postgres.js';
-import type { Tenant } from '../src/store/tenancy.js';
+import type { Tenant } from '../src/domain/tenancy.js';
 import { startServer } from './child.js';
 import type { RunContext } from './measure.js';
 import { GET_INTENT, LIST_EVENTS } from './scenarios.js';

@@ -1,4 +1,4 @@
-import type { LiveSummary } from './live-summary.js';
+import type { LiveSummary } from './use-cases/live-summary.js';
 import type { OperatorService } from './use-cases/operator.js';
 import type { OperatorToken } from './operator-files.js';
 import { adminTokenFile } from './operator-files.js';

@@ -3,7 +3,6 @@ import { pino } from 'pino';
 import type { Config } from './config.js';
 import { Catalog } from './domain/catalog.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { AppContext } from './http/context.js';
 import { CallerCache } from './http/caller-cache.js';
 import { Idempotency } from './http/idempotency.js';
 import { CursorCodec } from './http/pagination.js';
@@ -24,11 +23,11 @@ import { liveEvmCustody, liveTronCustody } from './providers/custody/xpub-custod
 import { addressActivity } from './providers/chains/address-activity.js';
 import { LOG_REDACTIONS } from './logging.js';
 import { routedCustody } from './providers/custody/routed-custody.js';
-import { liveEvmFrom } from './providers/chains/live-evm.js';
-import { liveSolanaFrom } from './providers/chains/solana/live-solana.js';
+import { liveEvmFrom, type LiveEvm } from './providers/chains/live-evm.js';
+import { liveSolanaFrom, type LiveSolana } from './providers/chains/solana/live-solana.js';
 import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
 import { solanaPayouts as solanaPayoutsOf, solanaSignerFrom } from './providers/custody/solana-payouts.js';
-import { liveTronFrom } from './providers/chains/live-tron.js';
+import { liveTronFrom, type LiveTron } from './providers/chains/live-tron.js';
 import { tronPayouts } from './providers/custody/tron-payouts.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
@@ -51,6 +50,55 @@ import { Webhooks } from './use-cases/webhooks.js';
 import { HttpWebhookTransport } from './providers/webhooks/http-transport.js';
 import { resolveHost, type Resolve } from './providers/webhooks/destination-policy.js';
 import type { WebhookTransport } from './providers/webhooks/transport.js';
+
+/**
+ * Everything routes, pages, workers and CLI verbs need, built once at start-up (createContext) and handed down: the
+ * composition root of the service. Other layers import this type only (docs/architecture.md, "Layers").
+ */
+export interface AppContext {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  catalog: Catalog;
+  cursors: CursorCodec;
+  limiter: KeyRateLimiter;
+  /** Who a key is, cached while change notifications are heard; a pass-through until started. */
+  callers: CallerCache;
+  idempotency: Idempotency;
+  /** Failed authentications per client address and surface (docs/authentication.md). */
+  lockouts: AuthLockouts;
+  operator: OperatorService;
+  /** The operator's look at live payouts, and their cancellation. */
+  operatorPayouts: OperatorPayouts;
+  paymentIntents: PaymentIntents;
+  addresses: Addresses;
+  /** Refund addresses the payer gives through a single-use link (docs/refunds.md, "The refund address the payer gives"). */
+  refundAddressRequests: RefundAddressRequests;
+  simulator: DepositSimulator;
+  transactions: Transactions;
+  /** Statements: ledger movements between opening and closing balances (docs/reports.md). */
+  reports: TransactionReports;
+  events: EventLog;
+  balances: Balances;
+  /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
+  prices: PriceSource;
+  payouts: Payouts;
+  /** Refunds of payment intents: quotes of their own, executed and worked as payouts of kind refund. */
+  refunds: Refunds;
+  webhooks: Webhooks;
+  /** This context's own metrics registry (docs/metrics.md). */
+  metrics: Metrics;
+  /** How deliveries reach receivers (HTTP, with the live-mode destination rules). */
+  webhookTransport: WebhookTransport;
+  /** The live EVM setup (xpub, RPC endpoints), null when live EVM is not configured (docs/live-evm.md). */
+  liveEvm: LiveEvm | null;
+  /** Live Solana networks and their endpoints; null: live keys are offered no Solana network. */
+  liveSolana: LiveSolana | null;
+  /** The live Tron setup (xpub, JSON-RPC endpoints), null when live Tron is not configured (docs/live-tron.md). */
+  liveTron: LiveTron | null;
+  /** The live chains' balances against the ledger (docs/reconciliation.md). */
+  reconciliation: Reconciliation;
+}
 
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
 export async function openDatabase(config: Config): Promise<Database> {

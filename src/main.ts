@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { banner } from './banner.js';
 import { loadConfig } from './config.js';
-import { liveSummary, withOwnerPools } from './live-summary.js';
+import { liveSummary, withOwnerPools } from './use-cases/live-summary.js';
 import { createContext, openDatabase } from './context.js';
 import { buildApp } from './http/app.js';
 import { terminalLogging } from './logging.js';

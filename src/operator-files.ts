@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
+import { isAlive } from './store/data-dir-lock.js';
 
 /**
  * What a server on the embedded database leaves in its data directory for the operator on that machine: the
@@ -81,13 +82,4 @@ export function readRunningServer(dataDir: string): RunningServer | null {
     return null;
   }
   return Number.isInteger(server.pid) && typeof server.url === 'string' && isAlive(server.pid) ? server : null;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoalescedReads } from '../src/store/coalesced-reads.js';
 import { findIntentsWithAddresses, findIntentWithAddresses, type IntentKey } from '../src/store/payment-intents.js';
-import type { Tenant as StoreTenant } from '../src/store/tenancy.js';
+import type { Tenant as StoreTenant } from '../src/domain/tenancy.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { createIntent, createTenant, getIntent, simulate } from './support/partner.js';
 import { genericPlan, statementOf } from './support/plans.js';

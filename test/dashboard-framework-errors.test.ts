@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import type { App } from '../src/http/context.js';
+import type { App } from '../src/http/route-config.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
 import { signInOperator, type Operator } from './support/dashboard.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, EVENT_TYPES, RELATED_KINDS, type EventType, type RelatedKind } from '../src/domain/events.js';
 import { Event } from '../src/http/resources/event.js';
 import { jsonbText } from '../src/store/jsonb-text.js';
-import type { Tenant as StoreTenant } from '../src/store/tenancy.js';
+import type { Tenant as StoreTenant } from '../src/domain/tenancy.js';
 import { recordEvent } from '../src/use-cases/events.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banner, LIVE_SETUP_DOCS } from '../src/banner.js';
 import { loadConfig } from '../src/config.js';
-import { liveSummary, redactUrl } from '../src/live-summary.js';
+import { liveSummary, redactUrl } from '../src/use-cases/live-summary.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { HOT_WALLET, HOT_WALLET_KEY, TEST_XPUB } from './support/evm/live-app.js';
 import { parseExposition, valueOf } from './support/metrics.js';

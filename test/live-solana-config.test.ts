@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { banner } from '../src/banner.js';
 import { loadConfig } from '../src/config.js';
 import { Catalog } from '../src/domain/catalog.js';
-import { liveSummary, withOwnerPools } from '../src/live-summary.js';
+import { liveSummary, withOwnerPools } from '../src/use-cases/live-summary.js';
 import { liveSolanaFrom } from '../src/providers/chains/solana/live-solana.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { parseExposition, valueOf } from './support/metrics.js';

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { HttpRequestError } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import type { App } from '../src/http/context.js';
+import type { App } from '../src/http/route-config.js';
 import { URL_FREE_SERIALIZERS } from '../src/logging.js';
 import { HttpWebhookTransport } from '../src/providers/webhooks/http-transport.js';
 import { WebhookDispatcher } from '../src/workers/webhook-dispatcher.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
-import type { AppContext } from '../src/http/context.js';
+import type { AppContext } from '../src/context.js';
 import type { WorkerStatus } from '../src/routes/probes.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withPageOptions, type PageOptions } from './options.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 export function depositCommands(program: Command, run: RunVerb): void {
   const deposits = program.command('deposits').description('Look at live deposits the chain watchers could not credit');

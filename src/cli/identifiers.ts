@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { IdentifierCheckAnswer } from '../routes/admin/identifiers.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 /**
  * One line a stored ref that breaks the rule, with whose it is; the ref escaped, never raw (a raw U+202E would

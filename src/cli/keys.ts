@@ -3,7 +3,7 @@ import type { KeyMode } from '../domain/api-keys.js';
 import { SCOPES } from '../domain/scopes.js';
 import { commaList, integer, withPageOptions, type PageOptions } from './options.js';
 import { adminPath } from './operator-api.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 interface CreateOptions {
   mode: KeyMode;

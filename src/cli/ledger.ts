@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Static } from 'typebox';
 import type { LedgerReport } from '../routes/admin/ledger.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 /** The operator API's answer, printed as it comes. */
 type Report = Static<typeof LedgerReport>;

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { ORGANIZATION_STATUSES, type AssetNetworkPair, type OrganizationStatus } from '../domain/organizations.js';
 import { integer, pair, withPageOptions, type PageOptions } from './options.js';
 import { adminPath } from './operator-api.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 const statusOption = () => new Option('--status <status>', 'verification status').choices(ORGANIZATION_STATUSES);
 

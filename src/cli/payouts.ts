@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { withPageOptions, type PageOptions } from './options.js';
 import { adminPath } from './operator-api.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 interface ListOptions extends PageOptions {
   status?: string;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ReconciliationAnswer } from '../routes/admin/reconciliation.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 type Line = ReconciliationAnswer['data'][number];
 

@@ -1,6 +1,6 @@
 import { Argument, type Command } from 'commander';
 import { adminPath } from './operator-api.js';
-import type { RunDownload } from './run.js';
+import type { RunDownload } from './verbs.js';
 
 interface StatementOptions {
   from: string;

@@ -3,17 +3,17 @@ import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
-import type { AppContext } from '../http/context.js';
 import { adminTokenCommand } from './admin-token.js';
 import { depositCommands } from './deposits.js';
 import { identifierCommands } from './identifiers.js';
 import { keyCommands } from './keys.js';
 import { ledgerCommands } from './ledger.js';
-import { openOperatorApi, type AdminCall, type OpenDatabase, type Output, type Sink } from './operator-api.js';
+import { openOperatorApi, type OpenDatabase, type Output, type Sink } from './operator-api.js';
 import { organizationCommands } from './organizations.js';
 import { payoutCommands } from './payouts.js';
 import { reconcileCommand } from './reconcile.js';
 import { reportCommands } from './reports.js';
+import type { RunDownload, RunLocal, RunVerb } from './verbs.js';
 import { solanaCommands } from './solana.js';
 import { webhookCommands } from './webhooks.js';
 import { xpubCommands } from './xpub.js';
@@ -25,25 +25,6 @@ export interface CliIo {
   stdout: Output;
   stderr: Output;
 }
-
-/**
- * An operator verb: one operator API call, whose answer is printed. `check` may refuse a successful answer
- * (the ledger verification that found a mismatch) by throwing.
- */
-export type RunVerb = (call: AdminCall, check?: (answer: unknown) => void, output?: VerbOutput) => Promise<void>;
-
-/**
- * How a verb prints its answer when not as JSON (`text`), and what still fails it once printed (`failure`: a
- * message for stderr and exit code 1, as `reconcile` does on a shortfall).
- */
-export interface VerbOutput {
-  text?: (answer: unknown) => string;
-  failure?: (answer: unknown) => string | null;
-}
-/** A verb whose answer is a file (a statement): streamed to `out`, or to stdout when no file is named. */
-export type RunDownload = (call: AdminCall, out: string | undefined) => Promise<void>;
-/** A verb that needs the database itself, not the API (the worker); what it resolves to is printed. */
-export type RunLocal = (verb: (ctx: AppContext) => Promise<unknown>) => Promise<void>;
 
 /** Commander's own failures (unknown verb, missing or malformed option) are the caller's usage errors. */
 const USAGE_ERROR = 2;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 /** The import file: a JSON array of `{ "owner": base58, "derivation_path": "m/44'/501'/i'/0'" }` (scripts/solana-owner-keys.ts writes one). */
 function readKeyFile(file: string): unknown {

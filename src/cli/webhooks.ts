@@ -3,7 +3,7 @@ import type { KeyMode } from '../domain/api-keys.js';
 import { DELIVERY_STATES, REPLAYABLE_STATES, type DeliveryState, type ReplayableState } from '../domain/webhooks.js';
 import { adminPath } from './operator-api.js';
 import { integer, withPageOptions, type PageOptions } from './options.js';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 const MODES = ['test', 'live'] satisfies KeyMode[];
 const modeArgument = (command: Command) =>

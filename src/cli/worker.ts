@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RunLocal } from './run.js';
+import type { RunLocal } from './verbs.js';
 
 /** Resolves at the first SIGTERM or SIGINT. */
 const stopSignal = () =>

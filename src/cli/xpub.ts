@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { RunVerb } from './run.js';
+import type { RunVerb } from './verbs.js';
 
 function index(raw: string): number {
   if (!/^\d+$/.test(raw)) throw new InvalidArgumentError('a non-negative integer');

@@ -1,5 +1,6 @@
-import { ZERO, type Decimal } from './money.js';
-import { completionTolerance, type IntentStatus } from './payment-intents.js';
+import { Decimal, ZERO } from './money.js';
+import { completionTolerance, effectiveStatus, type IntentStatus } from './payment-intents.js';
+import { amountRefunded, type RefundRecord } from './refunds.js';
 
 /**
  * What went wrong with an intent's money, once its outcome is settled (docs/money-in.md, "Discrepancies"):
@@ -36,6 +37,27 @@ export interface IntentMoney {
   /** Refunds not failed, counted in the intent's currency. */
   refunded: Decimal;
   acceptance: Acceptance | null;
+}
+
+/** The fields of a payment intent (with its refunds) its money is computed from. */
+export interface IntentFigures {
+  status: IntentStatus;
+  expires_at: Date;
+  amount: string;
+  amount_received: string;
+  refunds: readonly RefundRecord[];
+  discrepancy_acceptance: Acceptance | null;
+}
+
+/** The intent's money as of `now`: what its discrepancy and its envelope are computed from. */
+export function intentMoney(intent: IntentFigures, now: Date): IntentMoney {
+  return {
+    status: effectiveStatus(intent, now),
+    amount: new Decimal(intent.amount),
+    received: new Decimal(intent.amount_received),
+    refunded: amountRefunded(intent.refunds),
+    acceptance: intent.discrepancy_acceptance,
+  };
 }
 
 export function discrepancyOf(intent: IntentMoney): Discrepancy | null {

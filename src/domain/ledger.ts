@@ -30,3 +30,11 @@ export const depositCause = (identity: { network: string; txHash: string; output
  */
 export const worldAccountId = (organizationId: string, mode: string, asset: string, network: string) =>
   derivedUuid('connect-payments/world-account/v1', organizationId, mode, asset, network);
+
+/** What an owner (or a tenant) holds in one asset on one network: decimal strings, summed over shards. */
+export interface Holding {
+  asset: string;
+  network: string;
+  available: string;
+  reserved: string;
+}

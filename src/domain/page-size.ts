@@ -11,3 +11,14 @@ export function parseLimit(raw: string | undefined): number {
   }
   return Math.min(Number(raw), MAX_PAGE_SIZE);
 }
+
+/** Resuming strictly after the (created_at, id) of the previous page's last row, in the list's order. */
+export interface PageRequest {
+  limit: number;
+  after: { createdAt: Date; id: string } | null;
+}
+
+export interface Page<Row> {
+  rows: Row[];
+  hasMore: boolean;
+}

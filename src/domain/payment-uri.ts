@@ -32,7 +32,7 @@ export function paymentUri(target: PaymentTarget): string {
       const query = [amount && `amount=${amount.toFixed()}`, tokenContract && `spl-token=${tokenContract}`].filter(Boolean).join('&');
       return `solana:${address}${query ? `?${query}` : ''}`;
     }
-    default:
+    case 'tron':
       return address;
   }
 }

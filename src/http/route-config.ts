@@ -1,3 +1,5 @@
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Caller } from '../domain/access.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type { Scope } from '../domain/scopes.js';
@@ -26,6 +28,15 @@ export interface RouteContract {
   /** Points of the key's `rate_limit_rps` budget a request costs, when not 1 (a statement: thousands of rows, streamed). */
   cost?: number;
 }
+
+/** The Fastify instance routes and pages register on: TypeBox types their handlers from their schemas. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 declare module 'fastify' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { Address, CreateAddressBody, presentAddress } from '../http/resources/address.js';
 import { CodeText, errorResponses, ExternalRefText, PARTNER_ERRORS, PathId } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['addresses'];
 const LIST = 'addresses';

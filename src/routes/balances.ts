@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { presentTenantBalance, presentUserBalance, TenantBalance, UserBalance } from '../http/resources/balance.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 import { externalRef } from '../domain/identifiers.js';
 
 const tags = ['balances'];

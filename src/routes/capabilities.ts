@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { AssetSchema, FiatCurrencySchema, NetworkSchema } from '../domain/catalog.js';
-import type { AppContext, App } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
 
 const Capabilities = Type.Object({

@@ -2,14 +2,15 @@ import { Type } from 'typebox';
 import { DomainError } from '../domain/errors.js';
 import { EVENT_TYPES, isEventType } from '../domain/events.js';
 import { isUuid } from '../domain/ids.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { PageQuery } from '../http/pagination.js';
 import { sendJsonText } from '../http/raw-json.js';
 import { DateRangeQuery, parseDateRange, parseList } from '../http/query.js';
 import { Event, EVENT_JSON, EventList, eventListJson } from '../http/resources/event.js';
 import { presentDelivery, WebhookDelivery } from '../http/resources/webhook-delivery.js';
 import { errorResponses, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['events'];
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { ORGANIZATION_STATUSES } from '../domain/organizations.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { errorResponses, isoOrNull, NullableTimestamp, PARTNER_ERRORS, Timestamp, Uuid } from '../http/schemas.js';
 
 const Health = Type.Object({

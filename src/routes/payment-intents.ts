@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { acceptDiscrepancy } from '../use-cases/discrepancies.js';
 import { AcceptDiscrepancyBody, CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['payment intents'];
 const LIST = 'payment_intents';

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import type { App, AppContext } from '../http/context.js';
-import { liveSummary, withOwnerPools } from '../live-summary.js';
-import { pendingMigrations } from '../store/migrate.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
+import { liveSummary, pendingMigrations, withOwnerPools } from '../use-cases/live-summary.js';
 
 /** Whether this process's background work runs: `off` when CONNECT_WORKERS=off leaves it to worker processes. */
 export type WorkerStatus = () => 'alive' | 'stopped' | 'off';

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import {
   CreateRefundAddressRequestBody,
   presentRefundAddressRequest,
   RefundAddressRequest,
 } from '../http/resources/refund-address-request.js';
 import { errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['refund address requests'];
 

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { PAYOUT_STATUSES } from '../domain/payouts.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { oneOf, parseList } from '../http/query.js';
 import { ExecuteRefundBody, presentRefund, presentRefundQuote, Refund, RefundQuote, RefundQuoteBody } from '../http/resources/refund.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['refunds'];
 const LIST = 'refunds';

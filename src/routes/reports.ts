@@ -1,29 +1,15 @@
-import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { FastifyReply } from 'fastify';
-import type { App, AppContext } from '../http/context.js';
-import { reportRequest, ReportQuery, TransactionReport } from '../http/resources/report.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
+import { reportRequest, ReportQuery, sendReport, TransactionReport } from '../http/resources/report.js';
 import { errorResponses, PARTNER_ERRORS } from '../http/schemas.js';
-import type { Sql } from '../store/database.js';
-import { tenantOf, type Tenant } from '../store/tenancy.js';
-import type { ReportRequest, TransactionReports } from '../use-cases/transaction-reports.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 /**
  * A statement reads up to a year of movements: it costs as much of a key's budget as 625 list rows, so a default
  * sandbox key (25 rps) asks for one a second and a default live key (100 rps) for four (docs/reports.md).
  */
 const STATEMENT_COST = 25;
-
-/**
- * Writes a statement as it is read: a page of movements per chunk, under the stream's backpressure. Errors in the
- * request are thrown before the first byte; a CSV arrives as a download (Content-Disposition).
- */
-export async function sendReport(reply: FastifyReply, reports: TransactionReports, sql: Sql, tenant: Tenant, request: ReportRequest): Promise<FastifyReply> {
-  const report = await reports.open(sql, tenant, request);
-  reply.type(report.contentType).header('cache-control', 'no-store');
-  if (request.format === 'csv') reply.header('content-disposition', `attachment; filename="${report.filename}"`);
-  return reply.send(Readable.from(report.chunks));
-}
 
 export function reportRoutes(app: App, { db, reports }: AppContext): void {
   app.get(
@@ -48,6 +34,9 @@ export function reportRoutes(app: App, { db, reports }: AppContext): void {
         },
       },
     },
-    async (request, reply) => sendReport(reply, reports, db, tenantOf(request.caller!), reportRequest(request.query, request.headers.accept)),
+    async (request, reply) => {
+      const asked = reportRequest(request.query, request.headers.accept);
+      return sendReport(reply, await reports.open(db, tenantOf(request.caller!), asked), asked.format);
+    },
   );
 }

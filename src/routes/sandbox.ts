@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { Address, presentAddress } from '../http/resources/address.js';
 import { PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { Payout, presentPayout } from '../http/resources/payout.js';
@@ -11,7 +12,7 @@ import { readIdempotencyKey } from '../http/idempotency.js';
 import { checkPaymentIntentId } from '../use-cases/payment-intents.js';
 import { PayoutStateConflict } from '../use-cases/payouts.js';
 import { AmountInput, CodeText, ErrorEnvelopeSchema, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['sandbox'];
 const Amount = AmountInput('Decimal string preferred.');

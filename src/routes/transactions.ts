@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../domain/transactions.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
 import { DateRangeQuery, oneOf, parseDateRange, parseList } from '../http/query.js';
 import { presentTransaction, Transaction } from '../http/resources/transaction.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId, RequestText } from '../http/schemas.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 
 const tags = ['transactions'];
 const LIST = 'transactions';

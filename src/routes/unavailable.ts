@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import type { App } from '../http/context.js';
+import type { App } from '../http/route-config.js';
 import type { RouteContract } from '../http/route-config.js';
 import { Type } from 'typebox';
 import { errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';

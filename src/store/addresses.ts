@@ -1,6 +1,6 @@
 import type { Sql } from './database.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 export interface AddressRow {
   id: string;

@@ -2,7 +2,7 @@ import type { EventType, RelatedKind } from '../domain/events.js';
 import type { Sql } from './database.js';
 import { jsonbText } from './jsonb-text.js';
 import { fetchPage, Filter, keysetQuery, type Page, type PageRequest } from './pagination.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 export interface EventRow {
   id: string;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { creditShard, worldAccountId } from '../domain/ledger.js';
+import { creditShard, worldAccountId, type Holding } from '../domain/ledger.js';
 import { Decimal } from '../domain/money.js';
 import type { Sql } from './database.js';
 import { tenantTotalMismatches, type TenantTotalMismatch } from './tenant-totals.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 /*
  * Lock order. A transaction that writes several accounts locks them as: the owner's available shards (by shard),
@@ -328,13 +328,6 @@ export async function settleFunds(tx: Sql, tenant: Tenant, owner: Owner, sent: {
     legs.push({ accountId: await credit(tx, tenant, { profileId: null, asset: owner.asset, network: owner.network }, 'fees', 0, sent.fee), amount: sent.fee });
   }
   await insertPostings(tx, transferId, owner.asset, legs);
-}
-
-export interface Holding {
-  asset: string;
-  network: string;
-  available: string;
-  reserved: string;
 }
 
 /** What one owner holds, per asset and network, summed over shards; lines where nothing is held are left out. */

@@ -1,16 +1,8 @@
 import type { Sql } from './database.js';
-import type { Tenant } from './tenancy.js';
+import type { Page, PageRequest } from '../domain/page-size.js';
+import type { Tenant } from '../domain/tenancy.js';
 
-/** Resuming strictly after the (created_at, id) of the previous page's last row, in the list's order. */
-export interface PageRequest {
-  limit: number;
-  after: { createdAt: Date; id: string } | null;
-}
-
-export interface Page<Row> {
-  rows: Row[];
-  hasMore: boolean;
-}
+export type { Page, PageRequest };
 
 /** The WHERE of a list query, built condition by condition with numbered parameters. */
 export class Filter {

@@ -5,7 +5,7 @@ import { violates } from './errors.js';
 import { claimCte, type AnswerClaim } from './idempotency.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
 import { REFUNDS_OF_INTENT, withRefundDates } from './refunds.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import type { RefundRecord } from '../domain/refunds.js';
 
 /** The envelope's `deposit`: the last credit to the intent. */

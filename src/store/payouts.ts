@@ -2,7 +2,7 @@ import type { PayoutKind, PayoutStatus, RefundNetworkFee } from '../domain/payou
 import type { Sql } from './database.js';
 import { claimCte, type AnswerClaim } from './idempotency.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 const REFUND_COLUMNS = `kind, payment_intent_id, refund_amount::text AS refund_amount, refund_amount_counted::text AS refund_amount_counted,
   refund_network_fee, refund_reason`;

@@ -1,35 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { isAlive } from '../operator-files.js';
+import { claimDataDir } from './data-dir-lock.js';
 import { retryConflicts, type Database, type Sql } from './database.js';
 import { PreparedStatements } from './pglite-statements.js';
-
-/**
- * PGlite does not stop a second process from opening the same data directory, and two writers corrupt
- * it, so the directory is claimed with a lock file naming the owner's pid.
- */
-function claimDataDir(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const lockFile = path.join(dataDir, 'connect-payments.lock');
-  for (;;) {
-    try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(lockFile, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number(fs.readFileSync(lockFile, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new Error(
-          `The embedded database in ${dataDir} is in use by process ${owner}. ` +
-            'Stop that process, or use the operator API (/admin/v1) of the running server.',
-          { cause: error },
-        );
-      }
-      fs.rmSync(lockFile, { force: true });
-    }
-  }
-}
 
 /**
  * Opens embedded PostgreSQL: in `dataDir` when given, in memory otherwise; in memory, `template` (a

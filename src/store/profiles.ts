@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../domain/api-keys.js';
 import type { ExternalRef } from '../domain/identifiers.js';
 import type { Sql } from './database.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 /**
  * The end user's profile for an external_ref, created on first use. Concurrent first uses race on the

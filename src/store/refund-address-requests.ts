@@ -1,7 +1,7 @@
 import { isUuid } from '../domain/ids.js';
 import type { RefundPair, StoredRefundAddressStatus } from '../domain/refund-address-requests.js';
 import type { Sql } from './database.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 export interface RefundAddressRequestRow {
   id: string;

@@ -1,7 +1,7 @@
 import { Decimal } from '../domain/money.js';
 import type { ReceivedPair, RefundRecord } from '../domain/refunds.js';
 import type { Sql } from './database.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 /**
  * Per asset and network, what the tenant's intent was credited (confirmed deposits; a reversed one is failed and

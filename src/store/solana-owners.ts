@@ -1,9 +1,5 @@
+import type { OwnerKey } from '../domain/owner-keys.js';
 import type { Database, Sql } from './database.js';
-
-export interface OwnerKey {
-  owner: string;
-  derivationPath: string;
-}
 
 /** Adds the keys not in the pool yet; answers how many were new (a key imported again is left as it was). */
 export async function importOwners(db: Database, network: string, keys: readonly OwnerKey[]): Promise<number> {

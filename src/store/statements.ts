@@ -1,6 +1,6 @@
 import type { UnitPrices } from '../domain/unit-prices.js';
 import type { Sql } from './database.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 /**
  * Whose statement: one end user's profile, or (profileId undefined) the whole tenant, the organization and every

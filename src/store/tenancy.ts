@@ -1,10 +1,5 @@
-import type { KeyMode } from '../domain/api-keys.js';
-
-/** Every partner-owned row belongs to one organization and one mode; every query filters on both. */
-export interface Tenant {
-  organizationId: string;
-  mode: KeyMode;
-}
-
-/** The tenant of anything that carries one (an authenticated caller, a prepared operation). */
-export const tenantOf = (owner: Tenant): Tenant => ({ organizationId: owner.organizationId, mode: owner.mode });
+/**
+ * The tenant moved to the domain (domain/tenancy.ts); this name stays only for the files the outbound engine's
+ * move rewrites (issue 35 item 1), and goes with them.
+ */
+export { tenantOf, type Tenant } from '../domain/tenancy.js';

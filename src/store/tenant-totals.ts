@@ -1,6 +1,6 @@
 import type { Database, Sql } from './database.js';
-import type { Holding } from './ledger.js';
-import type { Tenant } from './tenancy.js';
+import type { Holding } from '../domain/ledger.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 /*
  * The tenant-wide balance, kept by the database (migration 027): tenant_totals plus the deltas its triggers

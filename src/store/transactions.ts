@@ -3,7 +3,7 @@ import type { TransactionStatus, TransactionType } from '../domain/transactions.
 import type { UnitPrices } from '../domain/unit-prices.js';
 import type { Sql } from './database.js';
 import { fetchPage, Filter, type Page, type PageRequest } from './pagination.js';
-import type { Tenant } from './tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 
 export interface TransactionRow {

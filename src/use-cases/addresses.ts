@@ -10,7 +10,7 @@ import { findAddress, insertAddress, listAddresses, type AddressRow } from '../s
 import type { Sql } from '../store/database.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
-import { tenantOf, type Tenant } from '../store/tenancy.js';
+import { tenantOf, type Tenant } from '../domain/tenancy.js';
 import { checkExternalRef } from './payment-intents.js';
 
 export interface CreateAddressInput {

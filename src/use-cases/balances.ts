@@ -7,7 +7,7 @@ import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Sql } from '../store/database.js';
 import { holdingsOf } from '../store/ledger.js';
 import { findProfileId } from '../store/profiles.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { tenantHoldings } from '../store/tenant-totals.js';
 
 export interface BalanceLine {

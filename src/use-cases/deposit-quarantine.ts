@@ -39,4 +39,4 @@ export async function quarantineDeposit(sql: Sql, deposit: ChainDepositRow, erro
 }
 
 /** The deposits in quarantine now, newest first, for the operator API (which reaches the store through use cases). */
-export { quarantinedDeposits as listQuarantinedDeposits } from '../store/deposit-quarantine.js';
+export { quarantinedDeposits as listQuarantinedDeposits, type QuarantinedDepositRow } from '../store/deposit-quarantine.js';

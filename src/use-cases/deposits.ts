@@ -12,7 +12,7 @@ import { failDeposit, findDepositByIdentity, findTransaction, insertDeposit, typ
 import { countUncountedDeposit, findIntent, recordCredit, uncountReversedDeposit, type DepositSnapshot, type IntentRow } from '../store/payment-intents.js';
 import { requestCancel } from '../store/payout-leases.js';
 import { pairRefunds } from '../store/refunds.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
 

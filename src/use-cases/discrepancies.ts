@@ -1,26 +1,14 @@
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
-import { acceptanceOf, discrepancyOf, type Discrepancy, type IntentMoney } from '../domain/discrepancies.js';
+import { acceptanceOf, discrepancyOf, intentMoney, type Discrepancy } from '../domain/discrepancies.js';
 import { Decimal } from '../domain/money.js';
-import { amountRefunded } from '../domain/refunds.js';
 import { effectiveStatus } from '../domain/payment-intents.js';
 import type { Sql } from '../store/database.js';
 import { findIntentWithAddresses, recordAcceptance } from '../store/payment-intents.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
 import { checkPaymentIntentId, type IntentView } from './payment-intents.js';
-
-/** The intent's money as of `now`: what its discrepancy and its envelope are computed from. */
-export function intentMoney(view: IntentView, now: Date): IntentMoney {
-  return {
-    status: effectiveStatus(view, now),
-    amount: new Decimal(view.amount),
-    received: new Decimal(view.amount_received),
-    refunded: amountRefunded(view.refunds),
-    acceptance: view.discrepancy_acceptance,
-  };
-}
 
 /** The intent's discrepancy as of `now` (docs/money-in.md, "Discrepancies"). */
 export const intentDiscrepancy = (view: IntentView, now: Date): Discrepancy | null => discrepancyOf(intentMoney(view, now));

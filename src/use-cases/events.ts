@@ -13,7 +13,10 @@ import {
   type EventTextPage,
 } from '../store/events.js';
 import type { Page, PageRequest } from '../store/pagination.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
+
+/** An event as the dashboard lists it. */
+export type { EventSummary };
 
 /**
  * Appends an event in the caller's transaction: it commits with the change it describes, or not at all.

@@ -6,6 +6,8 @@ import { isUuid } from '../domain/ids.js';
 import { isTerminal } from '../domain/payouts.js';
 import type { Database } from '../store/database.js';
 import { findPayoutNonce, type NonceRow, type TxPurpose } from '../store/evm-payouts.js';
+/** The closed lists of a payout's nonce and transactions, as the operator API's schemas name them. */
+export { NONCE_STATUSES, TX_PURPOSES } from '../store/evm-payouts.js';
 import { payoutTxs, type ExpiringTx } from '../store/expiring-payouts.js';
 import { findLivePayout, listOpenLivePayouts, type LivePayoutRow, type OpenStatus } from '../store/live-payouts.js';
 import type { Page, PageRequest } from '../store/pagination.js';

@@ -19,6 +19,9 @@ import * as orgs from '../store/organizations.js';
 import type { OrganizationRow } from '../store/organizations.js';
 import type { PageRequest } from '../store/pagination.js';
 
+/** The rows the operator's verbs answer with, for those who present them (routes, pages, the CLI). */
+export type { ApiKeyRow, OrganizationRow };
+
 /** The operator's verbs, shared by the admin API and the CLI so that both enforce the same rules. */
 export interface NewOrganization {
   name: string;

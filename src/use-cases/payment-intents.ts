@@ -25,7 +25,7 @@ import * as intents from '../store/payment-intents.js';
 import type { NewIntent, NewIntentAddress } from '../store/payment-intents.js';
 import type { AnswerClaim } from '../store/idempotency.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
-import { tenantOf, type Tenant } from '../store/tenancy.js';
+import { tenantOf, type Tenant } from '../domain/tenancy.js';
 
 export interface CreateIntentInput {
   amount: string | number;

@@ -11,7 +11,7 @@ import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database } from '../store/database.js';
 import { findOrganization } from '../store/organizations.js';
 import { findPublicIntent, type IntentRow, type PublicIntentRow } from '../store/payment-intents.js';
-import { tenantOf } from '../store/tenancy.js';
+import { tenantOf } from '../domain/tenancy.js';
 import type { DepositSimulator } from './simulator.js';
 
 /** What the end user's page shows: the payer's view of an intent, nothing of the partner (no metadata, no refs). */

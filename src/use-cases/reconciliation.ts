@@ -9,6 +9,9 @@ import { linkedHeight } from '../store/chain-watch.js';
 import type { Database } from '../store/database.js';
 import { lastCheckedAt, latestResults, ledgerSideOn, liveAddressesOn, saveResults, type LedgerSideRow, type LiveAddressRow, type ReconciliationRow } from '../store/reconciliation.js';
 
+/** A network's last reconciliation, as the operator API and the dashboard present it. */
+export type { ReconciliationRow };
+
 const ZERO = new Decimal(0);
 
 const fromBaseUnits = (units: bigint, decimals: number) => new Decimal(units.toString()).div(new Decimal(10).pow(decimals));

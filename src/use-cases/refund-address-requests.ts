@@ -28,7 +28,7 @@ import {
   submitRefundAddress,
   type RefundAddressRequestRow,
 } from '../store/refund-address-requests.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { recordEvent } from './events.js';
 import { checkPaymentIntentId } from './payment-intents.js';
 

@@ -6,7 +6,7 @@ import type { Sql } from '../store/database.js';
 import { findIntent } from '../store/payment-intents.js';
 import type { QuoteRow } from '../store/payouts.js';
 import { receivedPairs, refundedCounted } from '../store/refunds.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { expireIntent } from './expiry.js';
 
 /**

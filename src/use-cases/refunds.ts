@@ -16,7 +16,7 @@ import * as store from '../store/payouts.js';
 import type { PayoutRow, QuoteRow } from '../store/payouts.js';
 import { submittedRefundAddress } from '../store/refund-address-requests.js';
 import { receivedPairs } from '../store/refunds.js';
-import { tenantOf, type Tenant } from '../store/tenancy.js';
+import { tenantOf, type Tenant } from '../domain/tenancy.js';
 import { checkPaymentIntentId } from './payment-intents.js';
 import type { Payouts } from './payouts.js';
 

@@ -11,7 +11,7 @@ import { findAddress, type AddressRow } from '../store/addresses.js';
 import type { Database, Sql } from '../store/database.js';
 import { findIntentWithAddresses } from '../store/payment-intents.js';
 import { countDepositsTo } from '../store/transactions.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { creditDeposit, type CreditPrices, type CreditResult } from './deposits.js';
 import type { IntentView } from './payment-intents.js';
 

@@ -3,19 +3,15 @@ import { csvLine, number, text, type CsvCell } from '../domain/csv.js';
 import { externalRefFilter } from '../domain/identifiers.js';
 import { DomainError } from '../domain/errors.js';
 import { Decimal } from '../domain/money.js';
+import { MAX_REPORT_DAYS, type ReportFormat } from '../domain/reports.js';
 import { valueAt } from '../domain/unit-prices.js';
 import type { Sql } from '../store/database.js';
 import { findProfileId } from '../store/profiles.js';
 import { movementsPage, openingBalances, type MovementRow, type StatementOwner } from '../store/statements.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 
 type FiatCurrency = Catalog['data']['fiat_currencies'][number];
 
-export const REPORT_FORMATS = ['csv', 'json'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
-
-/** The longest range one statement covers: a year, leap day included. */
-export const MAX_REPORT_DAYS = 366;
 const DAY_MS = 86_400_000;
 /** Ledger transfers read per statement: what a report holds in memory at once, whatever its length. */
 const REPORT_PAGE_ROWS = 1000;

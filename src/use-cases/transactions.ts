@@ -5,7 +5,10 @@ import type { Sql } from '../store/database.js';
 import { findTransaction, listTransactions, type TransactionFilters, type TransactionRow } from '../store/transactions.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { profileFilter } from '../store/profiles.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
+
+/** A ledger row as the API and the dashboard present it. */
+export type { TransactionRow };
 
 /** The partner-visible ledger rows of one tenant. */
 export class Transactions {

@@ -12,12 +12,15 @@ import { checkDestination, type Resolve } from '../providers/webhooks/destinatio
 import type { Database, Sql } from '../store/database.js';
 import { findOrganization } from '../store/organizations.js';
 import type { PageRequest } from '../store/pagination.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import * as deliveries from '../store/webhook-deliveries.js';
 import type { DeliveryRow } from '../store/webhook-deliveries.js';
 import * as endpoints from '../store/webhook-endpoints.js';
 import type { WebhookEndpointRow } from '../store/webhook-endpoints.js';
 import type { EventLog } from './events.js';
+
+/** A delivery as the API and the dashboard present it. */
+export type { DeliveryRow };
 
 /** An endpoint as the operator API shows it; `secret` only in the answers that create or rotate it. */
 export type EndpointView = WebhookEndpointRow & { revealSecret: boolean };

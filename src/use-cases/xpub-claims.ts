@@ -1,5 +1,8 @@
 import { DomainError } from '../domain/errors.js';
 import { MAX_DERIVATION_INDEX } from '../providers/chains/account-xpub.js';
+
+/** The largest start_index a claim takes (BIP-32's last unhardened index), as the operator API's schema states it. */
+export { MAX_DERIVATION_INDEX };
 import type { Database } from '../store/database.js';
 import { claimXpub, nextDerivationIndex, xpubClaims, type KeyFamily, type XpubClaim } from '../store/derivation.js';
 

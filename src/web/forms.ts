@@ -1,4 +1,4 @@
-import type { App } from '../http/context.js';
+import type { App } from '../http/route-config.js';
 
 /**
  * Lets the routes of `app` (one plugin's scope) take the URL-encoded bodies of HTML forms, as an object of

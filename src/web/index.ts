@@ -1,5 +1,6 @@
 import type { UnknownPage } from '../http/error-handler.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import { DASHBOARD, pageNotFoundPage } from './admin/pages.js';
 import { dashboardRoutes } from './admin/routes.js';
 import { DashboardSessions } from './admin/sessions.js';

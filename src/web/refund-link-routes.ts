@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REFUND_LINK_PATH } from '../domain/refund-address-requests.js';
-import type { App, AppContext } from '../http/context.js';
+import type { App } from '../http/route-config.js';
+import type { AppContext } from '../context.js';
 import type { Submission } from '../use-cases/refund-address-requests.js';
 import { acceptForms, formField } from './forms.js';
 import type { SafeHtml } from './html.js';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { URL_FREE_SERIALIZERS } from '../logging.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';

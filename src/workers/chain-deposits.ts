@@ -5,7 +5,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { findAddress } from '../store/addresses.js';
 import * as watch from '../store/chain-watch.js';
 import type { Database, Sql } from '../store/database.js';
-import type { Tenant } from '../store/tenancy.js';
+import type { Tenant } from '../domain/tenancy.js';
 import { insertPendingDeposit } from '../store/transactions.js';
 import { quarantineDeposit } from '../use-cases/deposit-quarantine.js';
 import { creditDeposit, type CreditPrices } from '../use-cases/deposits.js';

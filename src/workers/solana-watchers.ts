@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../context.js';
 import { rpcSolanaReader } from '../providers/chains/solana/solana-rpc.js';
 import { SolanaWatcher } from './solana-watcher.js';
 

@@ -1,8 +1,7 @@
 import { Type, type Static } from 'typebox';
-import { discrepancyOf } from '../../domain/discrepancies.js';
+import { discrepancyOf, intentMoney } from '../../domain/discrepancies.js';
 import { toNumber, ZERO } from '../../domain/money.js';
 import { amountRemaining } from '../../domain/payment-intents.js';
-import { intentMoney } from '../../use-cases/discrepancies.js';
 import type { IntentView } from '../../use-cases/payment-intents.js';
 import { presentRefund, Refund } from './refund.js';
 import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';

@@ -1,6 +1,9 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { DomainError } from '../../domain/errors.js';
-import { MAX_REPORT_DAYS, REPORT_FORMATS, type ReportFormat, type ReportRequest } from '../../use-cases/transaction-reports.js';
+import { MAX_REPORT_DAYS, REPORT_FORMATS, type ReportFormat } from '../../domain/reports.js';
+import type { ReportRequest, ReportStream } from '../../use-cases/transaction-reports.js';
 import { isBareDate, parseBound } from '../query.js';
 import { ExternalRefText, Nullable, RequestText, Timestamp, Uuid } from '../schemas.js';
 
@@ -78,4 +81,15 @@ export function reportRequest(query: Static<typeof ReportQuery>, accept: string 
     format: formatOf(query.format, accept),
     ...(fiats === undefined ? {} : { fiats }),
   };
+}
+
+/**
+ * Writes a statement as it is read: a page of movements per chunk, under the stream's backpressure. Errors in the
+ * request are thrown before the first byte (by the use case that opens it); a CSV arrives as a download
+ * (Content-Disposition).
+ */
+export function sendReport(reply: FastifyReply, report: ReportStream, format: ReportFormat): FastifyReply {
+  reply.type(report.contentType).header('cache-control', 'no-store');
+  if (format === 'csv') reply.header('content-disposition', `attachment; filename="${report.filename}"`);
+  return reply.send(Readable.from(report.chunks));
 }

@@ -503,13 +503,13 @@ function standing(current: Signed): PayoutOutcome {
   return unknown(`A cancellation (${current.txHash}) is sent at the payout's nonce: the payout fails once it is mined, or completes if its own transaction is mined first.`);
 }
 
-function notPaidReason(verdict: { proof: string; txHash: string | null }, nonce: bigint): string {
+function notPaidReason(verdict: Extract<ReturnType<typeof nonceVerdict>, { kind: 'not_paid' }>, nonce: bigint): string {
   switch (verdict.proof) {
     case 'reverted':
       return `The transaction ${verdict.txHash} reverted on chain.`;
     case 'cancelled':
       return `Cancelled: ${verdict.txHash} was mined at the payout's nonce ${nonce} instead of its transfer; nothing was sent.`;
-    default:
+    case 'nonce_used_elsewhere':
       return `Nonce ${nonce} of the hot wallet was used by ${verdict.txHash}, a transaction that is not this payout's; nothing was sent.`;
   }
 }

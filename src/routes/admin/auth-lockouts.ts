@@ -1,7 +1,8 @@
 import ipaddr from 'ipaddr.js';
 import { Type, type Static } from 'typebox';
 import type { LockoutState } from '../../http/auth-failures.js';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { DomainError } from '../../domain/errors.js';
 import { errorResponses } from '../../http/schemas.js';
 

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { CodeText, errorResponses, iso, Timestamp, Uuid } from '../../http/schemas.js';
-import type { QuarantinedDepositRow } from '../../store/deposit-quarantine.js';
-import { listQuarantinedDeposits, QUARANTINE_LIST } from '../../use-cases/deposit-quarantine.js';
+import { listQuarantinedDeposits, QUARANTINE_LIST, type QuarantinedDepositRow } from '../../use-cases/deposit-quarantine.js';
 import { KeyMode } from './schemas.js';
 
 export const QuarantinedDeposit = Type.Object(

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../http/schemas.js';
 import { checkStoredIdentifiers, MAX_LISTED } from '../../use-cases/identifier-check.js';
 

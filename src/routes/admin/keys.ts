@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { keyList } from '../../use-cases/operator.js';
-import type { AppContext, App } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ApiKey, CreateApiKeyBody, IdParams, presentApiKey } from './schemas.js';

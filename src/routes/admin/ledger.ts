@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../http/schemas.js';
 import { verifyLedger } from '../../use-cases/ledger.js';
 

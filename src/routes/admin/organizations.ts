@@ -1,4 +1,5 @@
-import type { AppContext, App } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { errorResponses } from '../../http/schemas.js';
 import { Type } from 'typebox';

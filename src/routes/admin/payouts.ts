@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { oneOf, parseList } from '../../http/query.js';
 import { Payout, presentPayout } from '../../http/resources/payout.js';
 import { CodeText, errorResponses, isoOrNull, Nullable, NullableTimestamp, PathId, RequestText, Uuid } from '../../http/schemas.js';
-import { NONCE_STATUSES, TX_PURPOSES } from '../../store/evm-payouts.js';
-import { LIVE_PAYOUT_LIST, OPEN_STATUSES, type ChainView, type LivePayout, type LivePayoutView } from '../../use-cases/operator-payouts.js';
+import { LIVE_PAYOUT_LIST, NONCE_STATUSES, OPEN_STATUSES, TX_PURPOSES, type ChainView, type LivePayout, type LivePayoutView } from '../../use-cases/operator-payouts.js';
 import { KeyMode } from './schemas.js';
 
 const tags = ['operator'];

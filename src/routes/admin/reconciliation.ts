@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { DRIFT_REASONS, RECONCILIATION_STATUSES } from '../../domain/reconciliation.js';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { CodeText, errorResponses, iso, isoOrNull, Nullable, Timestamp } from '../../http/schemas.js';
-import type { ReconciliationRow } from '../../store/reconciliation.js';
+import type { ReconciliationRow } from '../../use-cases/reconciliation.js';
 
 const tags = ['operator'];
 const Amount = (description: string) => Type.String({ description: `${description} A decimal string, in the asset.` });

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
-import { reportRequest, ReportQuery, TransactionReport } from '../../http/resources/report.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
+import { reportRequest, ReportQuery, sendReport, TransactionReport } from '../../http/resources/report.js';
 import { errorResponses, PathId } from '../../http/schemas.js';
-import { sendReport } from '../reports.js';
 
 /** The partner's statement, asked by the operator for any organization and mode (`connect-payments reports transactions`). */
 export function adminReportRoutes(app: App, { db, operator, reports }: AppContext): void {
@@ -29,7 +29,8 @@ export function adminReportRoutes(app: App, { db, operator, reports }: AppContex
     async (request, reply) => {
       const { mode, ...query } = request.query;
       const organization = await operator.getOrganization(request.params.id);
-      return sendReport(reply, reports, db, { organizationId: organization.id, mode }, reportRequest(query, request.headers.accept));
+      const asked = reportRequest(query, request.headers.accept);
+      return sendReport(reply, await reports.open(db, { organizationId: organization.id, mode }, asked), asked.format);
     },
   );
 }

@@ -2,8 +2,7 @@ import { Type, type Static } from 'typebox';
 import { SCOPES, type Scope as ScopeName } from '../../domain/scopes.js';
 import { ORGANIZATION_STATUSES } from '../../domain/organizations.js';
 import { CodeText, iso, isoOrNull, NullableTimestamp, PathId, RequestText, Timestamp, Uuid } from '../../http/schemas.js';
-import type { ApiKeyRow } from '../../store/api-keys.js';
-import type { OrganizationRow } from '../../store/organizations.js';
+import type { ApiKeyRow, OrganizationRow } from '../../use-cases/operator.js';
 
 export const OrganizationStatus = Type.Enum(ORGANIZATION_STATUSES);
 const Pair = Type.Object({ asset: CodeText('Asset code.'), network: CodeText('Network code.') }, { additionalProperties: false });

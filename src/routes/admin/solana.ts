@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { CodeText, errorResponses, RequestText } from '../../http/schemas.js';
 import { importOwnerKeys } from '../../use-cases/solana-owners.js';
 

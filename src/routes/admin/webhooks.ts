@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATES, MAX_ROTATION_GRACE_SECONDS, REPLAYABLE_STATES } from '../../domain/webhooks.js';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { ListEnvelope, PageQuery } from '../../http/pagination.js';
 import { parseBound } from '../../http/query.js';
 import { presentDelivery, WebhookDelivery } from '../../http/resources/webhook-delivery.js';

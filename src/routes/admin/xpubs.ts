@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../http/schemas.js';
-import { MAX_DERIVATION_INDEX } from '../../providers/chains/account-xpub.js';
-import { claimConfiguredXpub, claimStates, type ConfiguredXpubs } from '../../use-cases/xpub-claims.js';
+import { claimConfiguredXpub, claimStates, MAX_DERIVATION_INDEX, type ConfiguredXpubs } from '../../use-cases/xpub-claims.js';
 
 const Family = Type.Union([Type.Literal('evm'), Type.Literal('tron')], { description: 'The key family whose addresses derive from the xpub.' });
 

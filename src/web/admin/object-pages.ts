@@ -2,7 +2,7 @@ import type { KeyMode } from '../../domain/api-keys.js';
 import { DomainError } from '../../domain/errors.js';
 import { escapeIdentifier } from '../../domain/identifiers.js';
 import { UNSTORABLE } from '../../domain/text.js';
-import { MAX_FOUND, OBJECT_KINDS, type Found, type IntentRefund, type ObjectKind } from '../../store/search.js';
+import { MAX_FOUND, OBJECT_KINDS, type Found, type IntentRefund, type ObjectKind } from '../../use-cases/dashboard.js';
 import { html, type Fragment, type SafeHtml } from '../html.js';
 import { payoutUrl } from './payout-pages.js';
 import { DASHBOARD, dashboardPage, facts, identifier, MAX_SEARCH_LENGTH, modeName, table, time, type PageContext } from './pages.js';

@@ -1,4 +1,4 @@
-import type { ReconciliationRow } from '../../store/reconciliation.js';
+import type { ReconciliationRow } from '../../use-cases/reconciliation.js';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD, dashboardPage, table, time, type PageContext } from './pages.js';
 

@@ -3,11 +3,11 @@ import type { KeyMode } from '../../domain/api-keys.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { ORGANIZATION_STATUSES, type OrganizationStatus } from '../../domain/organizations.js';
 import { TooManyFailures, type AuthFailureLimiter } from '../../http/auth-failures.js';
-import type { App, AppContext } from '../../http/context.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
 import { ERROR_HTTP } from '../../http/error-codes.js';
-import { reportRequest } from '../../http/resources/report.js';
-import { sendReport } from '../../routes/reports.js';
-import { dailyDepositVolume } from '../../store/volume.js';
+import { reportRequest, sendReport } from '../../http/resources/report.js';
+import { dailyDepositVolume, isSignedOut, recordSignOut } from '../../use-cases/dashboard.js';
 import { LIVE_PAYOUT_LIST } from '../../use-cases/operator-payouts.js';
 import { html } from '../html.js';
 import { pageHeaders, type StaticAssets } from '../static-assets.js';
@@ -15,7 +15,6 @@ import { keyCreatedPage, listPage, LISTS, organizationPage } from './organizatio
 import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
 import { reconciliationPage } from './reconciliation-page.js';
 import { DASHBOARD, dashboardPage, modeName, signInPage, table, time, type PageContext } from './pages.js';
-import { isSignedOut, recordSignOut } from '../../store/dashboard-sign-outs.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
 import { searchRoutes } from './search-routes.js';
 import { chartDays, CHART_DAYS, volumeCharts } from './volume-chart.js';
@@ -164,7 +163,9 @@ ${volumeCharts(rows, days)}`,
       const { mode, from, to, external_ref: externalRef, format } = request.query;
       if (from === undefined || to === undefined) throw new DomainError('invalid_request', 'A statement needs from and to.', from === undefined ? 'from' : 'to');
       const query = { from, to, ...(externalRef ? { external_ref: externalRef } : {}), format: format === 'json' ? ('json' as const) : ('csv' as const) };
-      return sendReport(reply, ctx.reports, db, { organizationId: organization.id, mode: modeOf(mode) }, reportRequest(query, undefined));
+      const tenant = { organizationId: organization.id, mode: modeOf(mode) };
+      const asked = reportRequest(query, undefined);
+      return sendReport(reply, await ctx.reports.open(db, tenant, asked), asked.format);
     });
 
     signedIn.get<{ Params: { id: string; mode: string; list: string }; Querystring: Query }>(

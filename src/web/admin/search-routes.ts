@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../domain/errors.js';
-import type { App, AppContext } from '../../http/context.js';
-import { eventsAbout, findObject, refundsOfIntent, searchObjects } from '../../store/search.js';
+import type { App } from '../../http/route-config.js';
+import type { AppContext } from '../../context.js';
+import { eventsAbout, findObject, refundsOfIntent, searchObjects } from '../../use-cases/dashboard.js';
 import type { SafeHtml } from '../html.js';
 import { isObjectKind, objectPage, objectUrl, searchPage, searchTerm } from './object-pages.js';
 import { DASHBOARD, type PageContext } from './pages.js';

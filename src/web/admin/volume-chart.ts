@@ -1,5 +1,5 @@
 import { Decimal } from '../../domain/money.js';
-import type { DailyVolumeRow } from '../../store/volume.js';
+import type { DailyVolumeRow } from '../../use-cases/dashboard.js';
 import { html, type SafeHtml } from '../html.js';
 
 const WIDTH = 600;

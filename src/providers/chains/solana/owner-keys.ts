@@ -1,6 +1,6 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getAddressEncoder, isAddress, type Address } from '@solana/kit';
-import type { OwnerKey } from '../../../store/solana-owners.js';
+import type { OwnerKey } from '../../../domain/owner-keys.js';
 
 /** A hardened SLIP-10 path, as ed25519 allows no other (e.g. Phantom's and Solflare's m/44'/501'/i'/0'). */
 const HARDENED_PATH = /^m(\/(0|[1-9]\d{0,9})')+$/;

@@ -1,6 +1,6 @@
 import { findAssociatedTokenPda, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { address, createSolanaRpc, type Address } from '@solana/kit';
-import type { BalanceReader } from '../balances.js';
+import type { BalanceReader } from '../balance-reader.js';
 import { hidingUrl } from './solana-rpc.js';
 
 /** The most accounts one getMultipleAccounts request may name. */

@@ -1,9 +1,9 @@
-import type { Config } from './config.js';
-import type { LiveEvm } from './providers/chains/live-evm.js';
-import type { LiveSolana } from './providers/chains/solana/live-solana.js';
-import type { Sql } from './store/database.js';
-import { freeOwners } from './store/solana-owners.js';
-import type { LiveTron } from './providers/chains/live-tron.js';
+import type { Config } from '../config.js';
+import type { LiveEvm } from '../providers/chains/live-evm.js';
+import type { LiveSolana } from '../providers/chains/solana/live-solana.js';
+import type { Sql } from '../store/database.js';
+import { freeOwners } from '../store/solana-owners.js';
+import type { LiveTron } from '../providers/chains/live-tron.js';
 
 /**
  * What the live path of this process runs with, as the start-up banner and `GET /readyz` tell it. /readyz is
@@ -68,3 +68,6 @@ export async function withOwnerPools(summary: LiveSummary, db: Pick<Sql, 'query'
   });
   return { ...summary, solana_owner_pools: Object.fromEntries(pools) };
 }
+
+/** The schema half of `GET /readyz`: the migrations of this build the database has not applied. */
+export { pendingMigrations } from '../store/migrate.js';
