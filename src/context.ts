@@ -16,22 +16,20 @@ import { openPglite } from './store/pglite.js';
 import { openPostgres } from './store/postgres.js';
 import { sharedSecret } from './store/secrets.js';
 import type { KeyMode } from './domain/api-keys.js';
-import { custodyFor, type CustodyProvider } from './providers/custody/index.js';
-import type { PayoutBoundary } from './providers/custody/custody-provider.js';
-import { EvmPayouts } from './providers/custody/evm-payouts.js';
-import { liveEvmCustody, liveTronCustody } from './providers/custody/xpub-custody.js';
-import { addressActivity } from './providers/chains/address-activity.js';
-import { LOG_REDACTIONS } from './logging.js';
-import { routedCustody } from './providers/custody/routed-custody.js';
-import { liveEvmFrom, type LiveEvm } from './providers/chains/live-evm.js';
-import { liveSolanaFrom, type LiveSolana } from './providers/chains/solana/live-solana.js';
-import { liveSolanaCustody } from './providers/custody/live-solana-custody.js';
-import { solanaPayouts as solanaPayoutsOf, solanaSignerFrom } from './providers/custody/solana-payouts.js';
-import { liveTronFrom, type LiveTron } from './providers/chains/live-tron.js';
-import { tronPayouts } from './providers/custody/tron-payouts.js';
+import { custodyFor, type CustodyProvider } from './custody/index.js';
+import { liveWallets } from './live-wallets.js';
+import { OutboundEngine } from './outbound/engine.js';
+import type { HotWallet, PayoutBoundary } from './outbound/outcomes.js';
+import type { LiveEvm } from './providers/chains/live-evm.js';
+import type { LiveSolana } from './providers/chains/solana/live-solana.js';
+import type { LiveTron } from './providers/chains/live-tron.js';
 import { Addresses } from './use-cases/addresses.js';
 import { Balances } from './use-cases/balances.js';
+import { PayoutExecution } from './use-cases/payout-execution.js';
+import { PayoutQuotes } from './use-cases/payout-quotes.js';
+import { PayoutSettlement } from './use-cases/payout-settlement.js';
 import { Payouts } from './use-cases/payouts.js';
+import { SandboxPayouts } from './use-cases/sandbox-payouts.js';
 import { Refunds } from './use-cases/refunds.js';
 import { RefundAddressRequests } from './use-cases/refund-address-requests.js';
 import { NetworkFees } from './domain/network-fees.js';
@@ -82,7 +80,16 @@ export interface AppContext {
   balances: Balances;
   /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
   prices: PriceSource;
+  /** Payout quotes, and the pricing refunds share. */
+  payoutQuotes: PayoutQuotes;
+  /** A payout quote executed: the funds reserved, the first attempt after the commit. */
+  payoutExecution: PayoutExecution;
+  /** Reads of payouts (and refunds). */
   payouts: Payouts;
+  /** Sandbox payouts and refunds: their own progress, and the simulate helper. */
+  sandboxPayouts: SandboxPayouts;
+  /** The leased engine of live outbound money: payouts and refunds, network by network (src/outbound/). */
+  outbound: OutboundEngine;
   /** Refunds of payment intents: quotes of their own, executed and worked as payouts of kind refund. */
   refunds: Refunds;
   webhooks: Webhooks;
@@ -119,6 +126,8 @@ export interface ContextOptions {
   /** The business clock (docs/architecture.md). */
   clock?: Clock;
   custodyFor?: (mode: KeyMode) => CustodyProvider;
+  /** The hot wallet of every live network, instead of the configured ones (with `custodyFor`: a fake custody's payouts). */
+  hotWallet?: HotWallet;
   /** Called at each step boundary of a live payout; tests stop a payout dead there, as a killed process stops. */
   atPayoutBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
   prices?: PriceSource;
@@ -147,46 +156,8 @@ export async function createContext(config: Config, database: Database, options:
   const db = timedDatabase(database, metrics.statementDuration);
   const clock = options.clock ?? systemClock;
   const fullCatalog = Catalog.load(config.catalogFile);
-  const liveEvm = liveEvmFrom(config.evm, fullCatalog);
-  const evmPayouts = liveEvm?.signer
-    ? new EvmPayouts(db, fullCatalog, liveEvm.rpcUrls, liveEvm.signer, {
-        rebroadcastAfterSeconds: config.evm.rebroadcastSeconds,
-        gapFillAfterSeconds: config.evm.gapFillSeconds,
-        notSentConfirmSeconds: config.evm.notSentConfirmSeconds,
-        rpcTimeoutMs: config.evm.rpcTimeoutMs,
-        atBoundary: options.atPayoutBoundary,
-      })
-    : null;
-  const liveSolana = liveSolanaFrom(config.solana, fullCatalog);
-  const solanaSigner = liveSolana && (await solanaSignerFrom(config.solana));
-  const solanaPayouts = solanaSigner
-    ? solanaPayoutsOf(db, fullCatalog, liveSolana!.rpcUrls, solanaSigner, {
-        timeoutMs: config.solana.rpcTimeoutMs,
-        maxSignings: config.solana.payoutMaxSignings,
-        expiryConfirmSeconds: config.solana.payoutExpiryConfirmSeconds,
-        atBoundary: options.atPayoutBoundary,
-      })
-    : null;
-  const liveSolanaSetup = liveSolana && { ...liveSolana, payoutSigner: solanaSigner ? solanaSigner.address : null };
-  const liveTron = liveTronFrom(config.tron, config.tronPayouts, fullCatalog);
-  const tronHotWallet =
-    liveTron?.signer && tronPayouts(db, fullCatalog, liveTron.apiUrls, liveTron.signer, { ...config.tronPayouts, headers: liveTron.headers, atBoundary: options.atPayoutBoundary });
-  // Where custody reports a used address it skipped (a restored backup, a copy of the database).
-  const custodyLog = pino({ level: config.logLevel, redact: LOG_REDACTIONS });
-  const liveProviders = [
-    liveEvm &&
-      liveEvmCustody(db, liveEvm.xpub, new Set(liveEvm.rpcUrls.keys()), evmPayouts, {
-        used: addressActivity({ rpcUrls: liveEvm.rpcUrls, catalog: fullCatalog, family: 'evm' }),
-        log: custodyLog,
-      }),
-    liveSolana && liveSolanaCustody(db, new Set(liveSolana.rpcUrls.keys()), solanaPayouts),
-    liveTron &&
-      liveTronCustody(db, liveTron.xpub, new Set(liveTron.rpcUrls.keys()), tronHotWallet ?? null, {
-        used: addressActivity({ rpcUrls: liveTron.rpcUrls, catalog: fullCatalog, family: 'tron', headers: liveTron.headers }),
-        log: custodyLog,
-      }),
-  ].filter((p) => p !== null);
-  const live = liveProviders.length > 0 ? routedCustody(liveProviders) : null;
+  const wallets = await liveWallets(config, db, fullCatalog, options.atPayoutBoundary);
+  const live = wallets.custody;
   const custody = options.custodyFor ?? (live ? (mode: KeyMode) => (mode === 'live' ? live : custodyFor(mode)) : custodyFor);
   const served = custody('live').networks;
   if (served !== 'all') metrics.serveLive([...served].map((network) => ({ network, payouts: custody('live').payoutRefusal(network) === null })));
@@ -199,10 +170,16 @@ export async function createContext(config: Config, database: Database, options:
   const resolve = options.resolve ?? resolveHost;
   const events = new EventLog();
   const callers = new CallerCache(db);
-  const payouts = new Payouts(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, {
+  const settlement = new PayoutSettlement(clock);
+  const hotWallets = options.hotWallet ? () => options.hotWallet! : (network: string) => wallets.hotWallets.get(network) ?? null;
+  const outbound = new OutboundEngine(db, catalog, prices, clock, config.pricesMaxAgeSeconds, hotWallets, served === 'all' ? [] : [...served], settlement, {
     ...config.livePayouts,
     atBoundary: options.atPayoutBoundary,
   });
+  const payoutQuotes = new PayoutQuotes(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds);
+  const payoutExecution = new PayoutExecution(prices, custody, clock, config.pricesMaxAgeSeconds, outbound, config.livePayouts.leaseSeconds);
+  const payouts = new Payouts();
+  const sandboxPayouts = new SandboxPayouts(db, catalog, clock, settlement);
   return {
     config,
     db,
@@ -226,20 +203,24 @@ export async function createContext(config: Config, database: Database, options:
     reports: new TransactionReports(catalog),
     events,
     balances: new Balances(catalog, prices, clock, config.pricesMaxAgeSeconds),
+    payoutQuotes,
+    payoutExecution,
     payouts,
-    refunds: new Refunds(db, catalog, clock, payouts),
+    sandboxPayouts,
+    outbound,
+    refunds: new Refunds(db, catalog, clock, payoutQuotes, payoutExecution, payouts, sandboxPayouts),
     webhooks: new Webhooks(db, events, resolve),
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
-    liveEvm,
-    liveSolana: liveSolanaSetup,
-    liveTron,
+    liveEvm: wallets.liveEvm,
+    liveSolana: wallets.liveSolana,
+    liveTron: wallets.liveTron,
     reconciliation: new Reconciliation(
       db,
       catalog,
       clock,
       reconciledNetworks(
-        { evm: liveEvm, tron: liveTron, solana: liveSolanaSetup },
+        { evm: wallets.liveEvm, tron: wallets.liveTron, solana: wallets.liveSolana },
         { evm: config.evm.rpcTimeoutMs, solana: config.solana.rpcTimeoutMs },
       ),
     ),

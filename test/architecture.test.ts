@@ -4,16 +4,13 @@ import { describe, expect, it } from 'vitest';
 import {
   checkEdges,
   checkTable,
-  excuses,
   findCycles,
   importsOf,
   layerOf,
   parseLayerTable,
   resolveImport,
   RULES,
-  staleExceptions,
   type Edge,
-  type KnownException,
   type Violation,
 } from './support/layers.js';
 
@@ -22,23 +19,6 @@ import {
  * only statement of them, so the documentation cannot drift from the code.
  */
 const repo = path.resolve(import.meta.dirname, '..');
-const OUTBOUND = 'outbound engine move (issue 35 item 1)';
-
-/**
- * Imports that break the table today, allowed until the outbound engine moves to src/outbound/ (the files named
- * here are being rewritten there): a file and the layer it may still import. Each must still occur, so the list
- * only shrinks; nothing else may be listed.
- */
-const KNOWN_EXCEPTIONS: readonly KnownException[] = [
-  ...['custody-provider', 'evm-payouts', 'expiring-payouts', 'live-solana-custody', 'solana-payouts', 'tron-payouts', 'xpub-custody'].map((name) => ({
-    from: `src/providers/custody/${name}.ts`,
-    to: 'store/',
-    reason: OUTBOUND,
-  })),
-  { from: 'src/providers/chains/evm-nonce-verdict.ts', to: 'store/', reason: OUTBOUND },
-  { from: 'src/store/expiring-payouts.ts', to: 'providers/chains/', reason: OUTBOUND },
-];
-
 const sources = (dir: string): string[] =>
   fs.readdirSync(path.join(repo, dir), { withFileTypes: true }).flatMap((entry) => {
     const file = path.posix.join(dir, entry.name);
@@ -64,7 +44,6 @@ describe('the layers of docs/architecture.md, on src/', () => {
   const files = sources('src');
   const edges = graphOf(files, (file) => fs.readFileSync(path.join(repo, file), 'utf8'), exists);
   const violations = checkEdges(rows, edges);
-  const excused = (v: Violation) => KNOWN_EXCEPTIONS.some((known) => excuses(rows, known, v));
 
   it('the table names folders, files and entry files that exist, each once', () => {
     expect(checkTable(rows, exists)).toEqual([]);
@@ -77,17 +56,12 @@ describe('the layers of docs/architecture.md, on src/', () => {
 
   for (const rule of [RULES.edge, RULES.types, RULES.entry]) {
     it(rule, () => {
-      expect(show(violations.filter((v) => v.rule === rule && !excused(v)))).toEqual([]);
+      expect(show(violations.filter((v) => v.rule === rule))).toEqual([]);
     });
   }
 
   it(RULES.cycle, () => {
     expect(findCycles(edges).map((cycle) => cycle.join(' → '))).toEqual([]);
-  });
-
-  it('every known exception still occurs (take it off the list once it does not), and is for the outbound engine move only', () => {
-    expect(KNOWN_EXCEPTIONS.filter((known) => known.reason !== OUTBOUND)).toEqual([]);
-    expect(staleExceptions(rows, KNOWN_EXCEPTIONS, violations)).toEqual([]);
   });
 });
 
@@ -150,14 +124,6 @@ describe('the layer checker, on made-up sources', () => {
   it(`detects a forbidden edge (${RULES.edge})`, () => {
     const { violations } = check({ 'src/domain/x.ts': "import { q } from '../store/index.js';", 'src/store/index.ts': '' });
     expect(violations).toEqual([{ rule: RULES.edge, from: 'src/domain/x.ts', to: 'src/store/index.ts', line: 1, message: 'domain/ may not import store/' }]);
-  });
-
-  it('excuses a known exception only while it occurs', () => {
-    const { violations } = check({ 'src/domain/x.ts': "import { q } from '../store/index.js';", 'src/store/index.ts': '' });
-    const occurs = { from: 'src/domain/x.ts', to: 'store/', reason: 'r' };
-    const gone = { from: 'src/domain/y.ts', to: 'store/', reason: 'r' };
-    expect(violations.filter((v) => !excuses(rows, occurs, v))).toEqual([]);
-    expect(staleExceptions(rows, [occurs, gone], violations)).toEqual([gone]);
   });
 
   it(`detects a value import of a layer allowed for its types (${RULES.types})`, () => {

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type OpenDatabase } from '../src/cli/run.js';
-import { custodyFor, type CustodyProvider } from '../src/providers/custody/index.js';
+import { custodyFor, type CustodyProvider } from '../src/custody/index.js';
+import type { HotWallet } from '../src/outbound/outcomes.js';
 import { adminTokenFile, announceServer } from '../src/operator-files.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
 import { createTenant, creditDirect, insertLiveAddress, json } from './support/partner.js';
@@ -19,14 +20,14 @@ import { createTenant, creditDirect, insertLiveAddress, json } from './support/p
 const stuckCustody: CustodyProvider = {
   ...custodyFor('test'),
   payoutRefusal: () => null,
-  advancePayout: async () => ({ kind: 'unknown', reason: 'the node did not answer' }),
 };
+const stuckHotWallet: HotWallet = { advance: async () => ({ kind: 'unknown', reason: 'the node did not answer' }) };
 
 let t: TestApp;
 let dataDir: string;
 let withdraw: () => void;
 beforeAll(async () => {
-  t = await startTestApp({}, undefined, { custodyFor: (mode) => (mode === 'live' ? stuckCustody : custodyFor(mode)) });
+  t = await startTestApp({}, undefined, { custodyFor: (mode) => (mode === 'live' ? stuckCustody : custodyFor(mode)), hotWallet: stuckHotWallet });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-server-'));
   fs.writeFileSync(path.join(dataDir, 'connect-payments.lock'), String(process.pid));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
+import { sandboxCustody } from '../src/custody/sandbox-custody.js';
 import type { Sql } from '../src/store/database.js';
 import { searchObjects } from '../src/store/search.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nonceVerdict, type NonceObservation } from '../src/providers/chains/evm-nonce-verdict.js';
+import { nonceVerdict, type NonceObservation } from '../src/outbound/evm/nonce-verdict.js';
 
 /** Nonce 7 of the wallet, the head at block 100, three confirmations required (blocks 98 to 100 are shallow). */
 const seen = (over: Partial<NonceObservation>): NonceObservation => ({

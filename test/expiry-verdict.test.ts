@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deadlinePassed, expiryVerdict, type Deadline, type ExpiryObservation } from '../src/providers/chains/expiry-verdict.js';
+import { deadlinePassed, expiryVerdict, type Deadline, type ExpiryObservation } from '../src/outbound/expiring/expiry-verdict.js';
 
 const solana: Deadline = { kind: 'last_valid_height', height: 1_000n };
 const tron: Deadline = { kind: 'expiration_ms', at: 1_795_000_060_000n };

@@ -1,8 +1,8 @@
-import { createWalletClient, http, parseGwei, parseUnits, type Hex } from 'viem';
+import { createWalletClient, encodeAbiParameters, http, keccak256, parseGwei, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcChainReader } from '../src/providers/chains/evm-rpc.js';
-import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../src/outbound/outcomes.js';
 import { Decimal } from '../src/domain/money.js';
 import type { ReconciliationRow } from '../src/store/reconciliation.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
@@ -162,14 +162,31 @@ describe('payouts, followed through backends that lag', () => {
 
     // Receipts from a backend that has not seen the payout's block; heads and nonce counts from the node.
     proxy.route = (method) => (method === 'eth_getTransactionReceipt' ? BEHIND : 'fresh');
-    for (let i = 0; i < 3; i++) await t.ctx.payouts.sweepLive(quiet);
+    for (let i = 0; i < 3; i++) await t.ctx.outbound.sweep(quiet);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     expect(await available(tenant.organizationId)).not.toBe('50');
 
     fresh();
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('completed');
     expect((await verifyLedger(t.db)).ok).toBe(true);
+  });
+
+  it('a transfer that would fail at the older block a lagging backend calls the head is estimated again at the higher head a later answer shows: the refilled hot wallet pays', async () => {
+    fresh();
+    const tenant = await fundedTenant('50');
+    // The hot wallet is emptied (OpenZeppelin's _balances, slot 0), then refilled BEHIND blocks later.
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [HOT_WALLET, 0n]));
+    await anvil.client.setStorageAt({ address: ethereum.usdc, index: slot, value: `0x${'0'.repeat(64)}` });
+    await anvil.mine(BEHIND.behind + 1);
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
+    // The payout's first look at the head comes from a backend behind the refill; every other answer from the node.
+    let headsAnswered = 0;
+    proxy.route = (method) => (method === 'eth_blockNumber' && headsAnswered++ === 0 ? BEHIND : 'fresh');
+    const payout = await pay(tenant.key, freshDestination(), '10');
+    await reaches(tenant.key, payout.id, 'processing');
+    expect(headsAnswered).toBeGreaterThan(1);
+    expect(await failureOf(payout.id)).toBeNull();
   });
 
   it('a nonce another transaction of the wallet used is proven by that transaction, found in its block, and seen again a while later: the payout fails naming it', async () => {
@@ -191,13 +208,13 @@ describe('payouts, followed through backends that lag', () => {
       proxy.route = (method) => (method === 'eth_getTransactionReceipt' ? BEHIND : 'fresh');
       // Seen once, and again before CONNECT_EVM_NOT_SENT_CONFIRM_SECONDS have passed: open, its funds reserved.
       for (let i = 0; i < 2; i++) {
-        await t.ctx.payouts.sweepLive(quiet);
+        await t.ctx.outbound.sweep(quiet);
         expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
         expect(await lastErrorOf(payout.id)).toContain(stranger);
       }
       expect(await available(tenant.organizationId)).not.toBe('50');
       await sightingAges(payout.id);
-      await t.ctx.payouts.sweepLive(quiet);
+      await t.ctx.outbound.sweep(quiet);
       expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
       expect(await failureOf(payout.id)).toContain(stranger);
       expect(await available(tenant.organizationId)).toBe('50');
@@ -215,7 +232,7 @@ describe('payouts, followed through backends that lag', () => {
       // The latest block from a backend behind the fee rise; blocks asked by number, and all else, from the node.
       proxy.route = (method, params) => (method === 'eth_getBlockByNumber' && params[0] === 'latest' ? BEHIND : 'fresh');
       expect((await t.admin('POST', `/payouts/${payout.id}/cancel`)).statusCode).toBe(202);
-      await t.ctx.payouts.sweepLive(quiet);
+      await t.ctx.outbound.sweep(quiet);
       const chain = json<{ chain: { tx_hash: Hex; purpose: string } }>(await t.admin('GET', `/payouts/${payout.id}`)).chain;
       expect(chain.purpose).toBe('cancel');
       // In the node's pool, in place of the payout's transaction: its fee clears the base fee the chain now asks.
@@ -228,10 +245,10 @@ describe('payouts, followed through backends that lag', () => {
       await restoreMining();
     }
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     await sightingAges(payout.id);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('failed');
     expect(await available(tenant.organizationId)).toBe(new Decimal(before).plus((await statusOf(tenant.key, payout.id)).quote.user_sends).toFixed());
     expect(await tokenBalance(destination)).toBe(0n);
@@ -253,7 +270,7 @@ describe('payouts, followed through backends that lag', () => {
     await reaches(tenant.key, waiting.id, 'processing');
     expect((await t.admin('POST', `/payouts/${dead.id}/cancel`)).statusCode).toBe(202);
     await t.db.query("UPDATE payouts SET next_attempt_at = now() - interval '1 hour' WHERE id = $1", [dead.id]);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     expect((await statusOf(tenant.key, dead.id)).status).toBe('failed');
 
     await anvil.client.setAutomine(false);
@@ -262,7 +279,7 @@ describe('payouts, followed through backends that lag', () => {
       await anvil.mine(1);
       await t.db.query("UPDATE evm_payout_txs SET released_at = now() - interval '1 hour' WHERE network = 'ethereum' AND nonce = $1", [gap]);
       proxy.route = (method, params) => (method === 'eth_getBlockByNumber' && params[0] === 'latest' ? BEHIND : 'fresh');
-      await t.ctx.payouts.sweepLive(quiet);
+      await t.ctx.outbound.sweep(quiet);
       const [filler] = await t.db.query<{ tx_hash: Hex }>(
         "SELECT s.tx_hash FROM evm_signed_txs s JOIN evm_payout_txs n ON n.id = s.nonce_id WHERE n.network = 'ethereum' AND n.nonce = $1 AND s.purpose = 'filler'",
         [gap],
@@ -275,7 +292,7 @@ describe('payouts, followed through backends that lag', () => {
     // The waiting payout's transaction may have left the node's pool while fees were high: sent again by later sweeps.
     for (let sweep = 0; sweep < 5 && (await statusOf(tenant.key, waiting.id)).status !== 'completed'; sweep++) {
       await anvil.mine(TEST_CONFIRMATIONS);
-      await t.ctx.payouts.sweepLive(quiet);
+      await t.ctx.outbound.sweep(quiet);
     }
     expect((await statusOf(tenant.key, waiting.id)).status).toBe('completed');
     expect((await verifyLedger(t.db)).ok).toBe(true);

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { encodeAbiParameters, erc20Abi, keccak256, parseUnits, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localSigner } from '../src/providers/chains/evm-signer.js';
-import { EvmPayouts } from '../src/providers/custody/evm-payouts.js';
-import type { PayoutRequest } from '../src/providers/custody/custody-provider.js';
+import { ChainHeights } from '../src/outbound/evm/heights.js';
+import { EvmNonceEngine } from '../src/outbound/evm/nonce-engine.js';
+import { ViemPayoutDriver } from '../src/providers/chains/evm-payout-driver.js';
+import type { PayoutRequest } from '../src/outbound/outcomes.js';
 import { recordSigned } from '../src/store/evm-payouts.js';
 import type { Lease } from '../src/store/payout-leases.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
@@ -40,8 +42,10 @@ const requestFor = (payoutId: string, asset: string, destination: string, amount
   cancelRequested: false,
   lease: { payoutId, token: randomUUID(), until: new Date(Date.now() + 60_000) },
 });
-const sender = (url: string, rebroadcastAfterSeconds: number) =>
-  new EvmPayouts(t.db, t.ctx.catalog, new Map([['ethereum', url]]), localSigner(HOT_WALLET_KEY), { rebroadcastAfterSeconds, gapFillAfterSeconds: 60, notSentConfirmSeconds: 0, rpcTimeoutMs: 5_000 });
+const sender = (url: string, rebroadcastAfterSeconds: number) => {
+  const driver = new ViemPayoutDriver(t.ctx.catalog, new Map([['ethereum', url]]), localSigner(HOT_WALLET_KEY), 5_000);
+  return new EvmNonceEngine(t.db, t.ctx.catalog, driver, new ChainHeights(t.db, driver), { rebroadcastAfterSeconds, gapFillAfterSeconds: 60, notSentConfirmSeconds: 0 });
+};
 
 describe('live payouts on EVM from the hot wallet', () => {
   it('a payout is signed, broadcast after commit, mined, and completes at its confirmations with its hash', async () => {
@@ -53,9 +57,9 @@ describe('live payouts on EVM from the hot wallet', () => {
     await reaches(tenant.key, payout.id, 'processing');
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
 
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(0);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(0);
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     const done = await statusOf(tenant.key, payout.id);
     expect(done.status).toBe('completed');
     const receipt = await anvil.client.getTransactionReceipt({ hash: done.tx_hash as `0x${string}` });
@@ -120,10 +124,10 @@ describe('a live payout whose broadcast the node refuses', () => {
 
     // The wallet can pay for gas again: the cancellation goes out and is mined; at its confirmations the payout fails.
     await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     expect((await statusOf(tenant.key, refused.id)).status).toBe('pending');
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const failed = await statusOf(tenant.key, refused.id);
     expect(failed).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/^Cancelled: 0x[0-9a-f]{64} was mined at the payout's nonce/) });
     expect(await available(tenant.organizationId)).toBe(before);
@@ -178,7 +182,7 @@ describe('a live payout stuck unmined', () => {
     expect(await patient.advance(requestFor(payout.id, 'USDC', destination, '10'))).toEqual({ kind: 'sent', txHash: original.hash });
     expect(await currentTx(payout.id)).toEqual({ tx_hash: original.hash, replaced_tx_hashes: [] });
 
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(0);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(0);
     const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     expect(replacedHash).not.toBe(original.hash);
     const replacement = await anvil.client.getTransaction({ hash: replacedHash });
@@ -190,7 +194,7 @@ describe('a live payout stuck unmined', () => {
     expect(await recordSigned(t.db, lease, original.hash, { raw: '0x00', txHash: '0x01', purpose: 'payout' })).toBeNull();
 
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'completed', tx_hash: replacedHash });
     await expect(anvil.client.getTransactionReceipt({ hash: original.hash })).rejects.toThrow(TransactionReceiptNotFoundError);
@@ -204,7 +208,7 @@ describe('a live payout stuck unmined', () => {
   it('mined under the hash it was replaced from, it completes under that hash', async () => {
     const { tenant, destination, payout, original } = await stuckPayout((stuck) => stuck.maxFeePerGas! * 2n);
     const [{ raw: originalRaw }] = (await t.db.query<{ raw: Hex }>('SELECT raw FROM evm_payout_txs WHERE payout_id = $1', [payout.id])) as [{ raw: Hex }];
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const replacedHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     expect(replacedHash).not.toBe(original.hash);
 
@@ -216,7 +220,7 @@ describe('a live payout stuck unmined', () => {
     await anvil.mine(TEST_CONFIRMATIONS);
     expect((await anvil.client.getTransactionReceipt({ hash: original.hash })).status).toBe('success');
 
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: original.hash });
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
     expect((await eventsInOrder(t, tenant.key, payout.id)).at(-1)!.data).toMatchObject({ tx_hash: original.hash });
@@ -229,18 +233,18 @@ describe('a live payout stuck unmined', () => {
     await reaches(tenant.key, second.id, 'processing');
     const queuedHash = (await statusOf(tenant.key, second.id)).tx_hash;
 
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     expect((await currentTx(first.id)).replaced_tx_hashes).toHaveLength(1);
     expect(await currentTx(second.id)).toEqual({ tx_hash: queuedHash, replaced_tx_hashes: [] });
 
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(2);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(2);
     expect(await statusOf(tenant.key, second.id)).toMatchObject({ status: 'completed', tx_hash: queuedHash });
   });
 
   it('a reverted payout is failed only once its block has the confirmations (a reorganization could undo the revert)', async () => {
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const before = await available(tenant.organizationId);
@@ -254,10 +258,10 @@ describe('a live payout stuck unmined', () => {
     const hash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     expect((await anvil.client.getTransactionReceipt({ hash })).status).toBe('reverted');
 
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(0);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(0);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
     await anvil.mine(TEST_CONFIRMATIONS - 1);
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'failed', failure_reason: `The transaction ${hash} reverted on chain.` });
     expect(await available(tenant.organizationId)).toBe(before);
     expect((await verifyLedger(t.db)).ok).toBe(true);
@@ -268,7 +272,7 @@ describe('a live payout stuck unmined', () => {
     const { tenant, payout, original } = await stuckPayout((stuck, cap) => (cap / stuck.gas) * 10n);
     const log = recordingLog();
 
-    await t.ctx.payouts.sweepLive(log);
+    await t.ctx.outbound.sweep(log);
     expect(log.warnings).toEqual([expect.objectContaining({ payoutId: payout.id, network: 'ethereum', reason: expect.stringContaining('The node refused the replacement') })]);
     expect(await lastError(payout.id)).toContain('The node refused the replacement');
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: original.hash });
@@ -283,7 +287,7 @@ describe('a live payout stuck unmined', () => {
     // The market asks a little more than the cap: the replacement goes out at the cap.
     const { tenant, destination, payout, original, cap } = await stuckPayout((stuck, cap) => ((cap / stuck.gas) * 9n) / 10n);
     const log = recordingLog();
-    await t.ctx.payouts.sweepLive(log);
+    await t.ctx.outbound.sweep(log);
     const atCapHash = (await statusOf(tenant.key, payout.id)).tx_hash as Hex;
     const atCap = await anvil.client.getTransaction({ hash: atCapHash });
     expect(atCap.nonce).toBe(original.nonce);
@@ -293,7 +297,7 @@ describe('a live payout stuck unmined', () => {
     // Fees rise further: the transaction at the cap stays unmined, and is not replaced again.
     await anvil.client.setNextBlockBaseFeePerGas({ baseFeePerGas: (cap / original.gas) * 10n });
     await anvil.mine(1);
-    await t.ctx.payouts.sweepLive(log);
+    await t.ctx.outbound.sweep(log);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'processing', tx_hash: atCapHash });
     expect(log.warnings).toEqual([{ payoutId: payout.id, network: 'ethereum', txHash: atCapHash }]);
     // What an operator alerts on: an open live payout, and how long the oldest has been open.
@@ -304,11 +308,11 @@ describe('a live payout stuck unmined', () => {
     // Empty blocks lower the base fee by 1/8 each: 20 bring it from ten times the cap below it. Anvil dropped the
     // transaction meanwhile, as nodes do with one that cannot pay the base fee: the next sweep sends it again.
     await anvil.mine(20);
-    await t.ctx.payouts.sweepLive(log);
+    await t.ctx.outbound.sweep(log);
     expect(await anvil.client.getTransaction({ hash: atCapHash })).toMatchObject({ blockNumber: null });
     await anvil.client.setAutomine(true);
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.sweepLive(log)).toBe(1);
+    expect(await t.ctx.outbound.sweep(log)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: atCapHash });
     expect(await t.ctx.metrics.scrape()).not.toContain('connect_live_payouts_open{');
     const receipt = await anvil.client.getTransactionReceipt({ hash: atCapHash });

@@ -56,7 +56,7 @@ const statusOf = async (key: string, id: string) => json<RefundObject>(await t.c
 async function settled(key: string, id: string): Promise<RefundObject> {
   for (let round = 0; round < 8; round++) {
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.outbound.sweep(quiet, ['ethereum']);
     const refund = await statusOf(key, id);
     if (refund.status === 'completed' || refund.status === 'failed') return refund;
   }
@@ -102,7 +102,7 @@ describe('live refunds on EVM', () => {
     crash.stopAt(boundary);
     const refund = await refundOf(tenant.key, intent.id, { amount: '4', destination, network_fee: 'on_top' });
     await crash.stoppedThere(refund.id, nudge);
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.outbound.sweep(quiet, ['ethereum']);
     expect((await statusOf(tenant.key, refund.id)).status).toBe('pending');
 
     await leaseLapses(t, refund.id);

@@ -63,7 +63,7 @@ describe('cancelling a stuck live payout', () => {
       chain: { nonce: original.nonce, status: 'broadcast', fee_cap_wei: cap.toString(), tx_hash: original.hash, purpose: 'payout' },
     });
 
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const cancelling = await operatorView(payout.id);
     expect(cancelling.chain).toMatchObject({ nonce: original.nonce, purpose: 'cancel' });
     const cancellation = await anvil.client.getTransaction({ hash: cancelling.chain!.tx_hash as Hex });
@@ -91,7 +91,7 @@ describe('cancelling a stuck live payout', () => {
     expect(await available(tenant.organizationId)).toBe(reserved);
 
     await anvil.mine(TEST_CONFIRMATIONS);
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({
       status: 'failed',
       failure_reason: `Cancelled: ${cancellation.hash} was mined at the payout's nonce ${original.nonce} instead of its transfer; nothing was sent.`,
@@ -114,7 +114,7 @@ describe('cancelling a stuck live payout', () => {
     const after = (await operator.get(page)).body;
     expect(after).toMatch(/<dt>Cancel requested<\/dt><dd><time/);
     expect(after).not.toContain('Cancel payout');
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const cancellationHash = (await operatorView(payout.id)).chain!.tx_hash as Hex;
     expect(cancellationHash).not.toBe(original.hash);
 
@@ -125,7 +125,7 @@ describe('cancelling a stuck live payout', () => {
     await anvil.client.sendRawTransaction({ serializedTransaction: signed!.raw });
     await anvil.mine(TEST_CONFIRMATIONS);
 
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'completed', tx_hash: original.hash });
     expect(await tokenBalance(destination)).toBe(parseUnits('10', 6));
     expect((await eventsInOrder(t, tenant.key, payout.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.completed']);
@@ -140,7 +140,7 @@ describe('cancelling a stuck live payout', () => {
     expect(json<Detail>(asked)).toMatchObject({ status: 'pending', engine: { attempts: 0, lease_held: true, cancel_requested_at: expect.any(String) }, chain: null });
 
     await lapseLease(payout.id);
-    expect(await t.ctx.payouts.sweepLive(quiet)).toBe(1);
+    expect(await t.ctx.outbound.sweep(quiet)).toBe(1);
     expect(await statusOf(tenant.key, payout.id)).toMatchObject({ status: 'failed', failure_reason: 'Cancelled by the operator before anything was signed.' });
     expect(await available(tenant.organizationId)).toBe('20');
     expect(await operatorView(payout.id)).toMatchObject({ status: 'failed', engine: { attempts: 1, lease_held: false }, chain: null });
@@ -155,7 +155,7 @@ describe('cancelling a stuck live payout', () => {
     const done = await pay(tenant.key, freshDestination(), '5');
     await reaches(tenant.key, done.id, 'processing');
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const settled = await cancel(done.id);
     expect(settled.statusCode).toBe(409);
     expect(errorOf(settled)).toMatchObject({ code: 'invalid_state', param: 'payout_id' });
@@ -204,7 +204,7 @@ describe('listing open live payouts', () => {
       await cancel(payout.id);
       await lapseLease(payout.id);
     }
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const left = (await listAll('')).map((p) => p.id);
     expect(left).not.toContain(first.id);
     expect(left).not.toContain(second.id);

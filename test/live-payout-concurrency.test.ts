@@ -44,7 +44,7 @@ afterAll(async () => {
   await anvil?.close();
 });
 
-const sweepAll = () => Promise.all(processes.map((app) => app.ctx.payouts.sweepLive(quiet, ['ethereum'])));
+const sweepAll = () => Promise.all(processes.map((app) => app.ctx.outbound.sweep(quiet, ['ethereum'])));
 
 describe('three processes working the same live payouts at once, through RPC endpoints that lose, delay and lag answers', () => {
   it(`${PAYOUTS} payouts: exactly one transfer for each completed payout and none for a failed one, funds released only for those, the ledger verifies`, { timeout: 180_000 }, async () => {

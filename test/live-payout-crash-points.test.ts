@@ -1,6 +1,6 @@
 import { encodeAbiParameters, erc20Abi, keccak256, parseGwei, parseUnits, type Address, type Hex } from 'viem';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../src/outbound/outcomes.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
 import type { TestApp } from './support/app.js';
 import type { Anvil } from './support/evm/anvil.js';
@@ -33,7 +33,7 @@ const leaseLapses = (payoutId: string) => lapse(t, payoutId);
 async function settled(key: string, payoutId: string): Promise<PayoutObject> {
   for (let round = 0; round < 8; round++) {
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.outbound.sweep(quiet, ['ethereum']);
     const payout = await statusOf(key, payoutId);
     if (payout.status === 'completed' || payout.status === 'failed') return payout;
   }
@@ -72,7 +72,7 @@ describe('a live payout killed at a step boundary of its first attempt, then tak
     const payout = await pay(tenant.key, destination, '7');
     await stoppedThere(payout.id, nudge);
     // Until the dead process's lease lapses, nobody else touches the payout.
-    await t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    await t.ctx.outbound.sweep(quiet, ['ethereum']);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
 
     await leaseLapses(payout.id);
@@ -132,7 +132,7 @@ describe('a live payout killed while it is tracked', () => {
     await reaches(tenant.key, payout.id, 'processing');
     await anvil.mine(TEST_CONFIRMATIONS);
     stopAt('outcome', { payoutId: payout.id });
-    void t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    void t.ctx.outbound.sweep(quiet, ['ethereum']);
     await stoppedThere(payout.id, nudge);
     expect((await statusOf(tenant.key, payout.id)).status).toBe('processing');
 
@@ -163,7 +163,7 @@ describe('a live payout killed while it is replaced or cancelled', () => {
     await anvil.mine(1);
 
     stopAt('replacement-signed', { payoutId: payout.id });
-    void t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    void t.ctx.outbound.sweep(quiet, ['ethereum']);
     await stoppedThere(payout.id, nudge);
     const [{ count }] = (await t.db.query<{ count: number }>(
       'SELECT count(*)::int AS count FROM evm_signed_txs s JOIN evm_payout_txs n ON n.id = s.nonce_id WHERE n.payout_id = $1',

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../src/outbound/outcomes.js';
 import type { Database, Sql } from '../src/store/database.js';
 import { allocateNonce, claimGaps } from '../src/store/evm-payouts.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
@@ -83,7 +83,7 @@ async function gapBehind(tenant: Tenant) {
 
   expect((await t.admin('POST', `/payouts/${dead.id}/cancel`)).statusCode).toBe(202);
   await lapseLease(dead.id);
-  await t.ctx.payouts.sweepLive(log(), ['ethereum']);
+  await t.ctx.outbound.sweep(log(), ['ethereum']);
   expect(await statusOf(tenant.key, dead.id)).toMatchObject({ status: 'failed' });
   // Nothing at N: the chain cannot mine N + 1.
   await ethereum.anvil.mine(TEST_CONFIRMATIONS);
@@ -100,7 +100,7 @@ describe('no nonce gap strands a payout', () => {
     expect(await nonceOf(next.id)).toBe(gap);
 
     await ethereum.anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
+    await t.ctx.outbound.sweep(log(), ['ethereum']);
     expect(await statusOf(tenant.key, waiting.id)).toMatchObject({ status: 'completed' });
     expect(await statusOf(tenant.key, next.id)).toMatchObject({ status: 'completed' });
     expect((await verifyLedger(t.db)).ok).toBe(true);
@@ -110,12 +110,12 @@ describe('no nonce gap strands a payout', () => {
     const tenant = await fundedTenant('40');
     const { gap, waiting } = await gapBehind(tenant);
     // Not before its time: the next payout may still take it.
-    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
+    await t.ctx.outbound.sweep(log(), ['ethereum']);
     expect(await ethereum.anvil.client.getTransactionCount({ address: HOT_WALLET })).toBe(gap);
 
     // The grace period passes (time passing, without the wait).
     await t.db.query("UPDATE evm_payout_txs SET released_at = now() - interval '1 hour' WHERE network = 'ethereum' AND nonce = $1", [gap]);
-    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
+    await t.ctx.outbound.sweep(log(), ['ethereum']);
     const [filler] = await t.db.query<{ tx_hash: Hex; purpose: string }>(
       "SELECT s.tx_hash, s.purpose FROM evm_signed_txs s JOIN evm_payout_txs n ON n.id = s.nonce_id WHERE n.network = 'ethereum' AND n.nonce = $1",
       [gap],
@@ -131,7 +131,7 @@ describe('no nonce gap strands a payout', () => {
     expect(claimed).toMatchObject({ status: 'filling', broadcast_at: expect.any(Date) });
 
     await ethereum.anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(log(), ['ethereum']);
+    await t.ctx.outbound.sweep(log(), ['ethereum']);
     expect(await statusOf(tenant.key, waiting.id)).toMatchObject({ status: 'completed' });
     const [row] = await t.db.query<{ status: string }>("SELECT status FROM evm_payout_txs WHERE network = 'ethereum' AND nonce = $1", [gap]);
     expect(row!.status).toBe('filled');

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
-import type { CustodyProvider, PayoutOutcome } from '../src/providers/custody/index.js';
-import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
+import type { CustodyProvider } from '../src/custody/index.js';
+import type { HotWallet, PayoutOutcome } from '../src/outbound/outcomes.js';
+import { sandboxCustody } from '../src/custody/sandbox-custody.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createTenant, creditDirect, extraKey, insertLiveAddress, json } from './support/partner.js';
 
@@ -14,7 +15,7 @@ const STUCK = 120;
 const SWEEP_LIMIT = 25;
 
 /**
- * A stand-in custody provider: every payout it is asked about stays stuck at its fee cap (sent, unmined), except
+ * A stand-in hot wallet: every payout it is asked about stays stuck at its fee cap (sent, unmined), except
  * those in `confirming`, which the chain has confirmed. It counts how often it was asked about each payout.
  */
 const confirming = new Set<string>();
@@ -22,7 +23,9 @@ const asked = new Map<string, number>();
 const custody: CustodyProvider = {
   ...sandboxCustody,
   payoutRefusal: () => null,
-  async advancePayout(request): Promise<PayoutOutcome> {
+};
+const hotWallet: HotWallet = {
+  async advance(request): Promise<PayoutOutcome> {
     asked.set(request.payoutId, (asked.get(request.payoutId) ?? 0) + 1);
     const txHash = `0x${request.payoutId.replaceAll('-', '')}`;
     return confirming.has(request.payoutId) ? { kind: 'confirmed', txHash } : { kind: 'sent', txHash, atFeeCap: true };
@@ -32,8 +35,9 @@ const quiet = { warn: () => undefined, error: () => undefined };
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: SWEEP_LIMIT } }, undefined, {
+  t = await startTestApp({ livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: SWEEP_LIMIT, sweepSeconds: 5, sweepSecondsByNetwork: {} } }, undefined, {
     custodyFor: (mode) => (mode === 'live' ? custody : sandboxCustody),
+    hotWallet,
   });
 });
 afterAll(() => t.close());
@@ -67,7 +71,7 @@ describe('live payout sweeps rotate through every due payout', () => {
     let sweeps = 0;
     while (json<PayoutObject>(await t.call(key, 'GET', `/payouts/${newer!.id}`)).status !== 'completed') {
       expect(sweeps).toBeLessThan(Math.ceil((STUCK + 1) / SWEEP_LIMIT) + 1);
-      await t.ctx.payouts.sweepLive(quiet, ['solana']);
+      await t.ctx.outbound.sweep(quiet, ['solana']);
       sweeps++;
     }
     // And each sweep reached different stuck payouts: by then every one of them was looked at again.

@@ -16,7 +16,7 @@ const { fundedTenant, pay, statusOf, freshDestination, available } = tronPayoutK
 describe('three processes working the same live Tron payouts at once, through a node that loses requests, answers and transactions, behind an endpoint whose backends lag each other', () => {
   it(`${PAYOUTS} payouts: exactly one transfer for each completed payout and none for a failed one, funds released only for those, the ledger verifies`, { timeout: 180_000 }, async () => {
     const processes: TestApp[] = [world.t, await world.process(), await world.process()];
-    const sweepAll = () => Promise.all(processes.map((app) => app.ctx.payouts.sweepLive(quiet, ['tron'])));
+    const sweepAll = () => Promise.all(processes.map((app) => app.ctx.outbound.sweep(quiet, ['tron'])));
     world.node.mintToken(USDT, HOT_WALLET, 10n ** 15n);
     world.node.setTrx(HOT_WALLET, 10n ** 15n);
     const tenant = await fundedTenant('1000');

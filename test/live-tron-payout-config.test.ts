@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { Catalog } from '../src/domain/catalog.js';
 import { localTronSigner } from '../src/providers/chains/tron/signer.js';
-import { TronDriver } from '../src/providers/custody/tron-payouts.js';
+import { TronDriver } from '../src/providers/chains/tron/payout-driver.js';
 import { HOT_WALLET, HOT_WALLET_KEY } from './support/tron/live-payouts.js';
 
 const NODE_WITH_KEY = 'https://tron.example/api-key-12345';

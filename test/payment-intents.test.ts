@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
+import { sandboxCustody } from '../src/custody/sandbox-custody.js';
 import { startTestApp, withManualClock, type TestApp } from './support/app.js';
 import {
   countRows,

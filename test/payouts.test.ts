@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
 import type { Payout, PayoutQuote } from '../src/http/resources/payout.js';
-import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
-import type { CustodyProvider } from '../src/providers/custody/index.js';
+import { sandboxCustody } from '../src/custody/sandbox-custody.js';
+import type { CustodyProvider } from '../src/custody/index.js';
 import { Decimal } from '../src/domain/money.js';
 import { reverseDeposit } from '../src/use-cases/deposits.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
-import type { SweepLog } from '../src/use-cases/payouts.js';
+import type { SweepLog } from '../src/outbound/engine.js';
+import type { HotWallet } from '../src/outbound/outcomes.js';
 import { DEFAULT_SETTINGS } from '../src/domain/organizations.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
@@ -41,7 +42,9 @@ const depositsOnly = new Set<string>();
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
   payoutRefusal: (network) => (depositsOnly.has(network) ? `No payout signer for ${network} (test).` : null),
-  async advancePayout(request) {
+};
+const liveHotWallet: HotWallet = {
+  async advance(request) {
     sent.push(request.payoutId);
     if (hangNextSend) {
       hangNextSend = false;
@@ -57,7 +60,7 @@ let t: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock();
-  t = await startTestApp({}, undefined, { clock, custodyFor: (mode) => (mode === 'live' ? liveCustody : sandboxCustody) });
+  t = await startTestApp({}, undefined, { clock, custodyFor: (mode) => (mode === 'live' ? liveCustody : sandboxCustody), hotWallet: liveHotWallet });
 });
 afterAll(() => t.close());
 
@@ -301,13 +304,13 @@ describe('payout lifecycle', () => {
   it('in sandbox the payout moves by itself: processing, then completed once its delivery time has come', async () => {
     const tenant = await fundedTenant('100');
     const p = await payout(tenant.key, (await quote(tenant.key, { amount: '10' })).quote_id);
-    await t.ctx.payouts.advanceSandbox(mustNotLog);
+    await t.ctx.sandboxPayouts.advance(mustNotLog);
     expect(json<PayoutObject>(await t.call(tenant.key, 'GET', `/payouts/${p.id}`)).status).toBe('processing');
     clock.advance(Date.parse(p.estimated_delivery_at) - clock.now().getTime() - 1);
-    await t.ctx.payouts.advanceSandbox(mustNotLog);
+    await t.ctx.sandboxPayouts.advance(mustNotLog);
     expect(json<PayoutObject>(await t.call(tenant.key, 'GET', `/payouts/${p.id}`)).status).toBe('processing');
     clock.advance(1);
-    await t.ctx.payouts.advanceSandbox(mustNotLog);
+    await t.ctx.sandboxPayouts.advance(mustNotLog);
     expect(json<PayoutObject>(await t.call(tenant.key, 'GET', `/payouts/${p.id}`)).status).toBe('completed');
   });
 
@@ -402,10 +405,10 @@ describe('live payouts', () => {
     hangNextSend = true;
     const p = await payout(key, (await quote(key, { amount: '10' })).quote_id);
     await expect.poll(() => sent.includes(p.id)).toBe(true);
-    await t.ctx.payouts.sweepLive(quiet, ['solana']);
+    await t.ctx.outbound.sweep(quiet, ['solana']);
     expect(sent.filter((id) => id === p.id)).toHaveLength(1);
     clock.advance(t.ctx.config.livePayouts.leaseSeconds * 1000);
-    await t.ctx.payouts.sweepLive(quiet, ['solana']);
+    await t.ctx.outbound.sweep(quiet, ['solana']);
     expect(sent.filter((id) => id === p.id)).toHaveLength(2);
     expect(json<PayoutObject>(await t.call(key, 'GET', `/payouts/${p.id}`))).toMatchObject({ status: 'processing', tx_hash: `0xlive${p.id.replaceAll('-', '')}` });
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import type { CustodyProvider } from '../src/providers/custody/index.js';
-import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
+import type { CustodyProvider } from '../src/custody/index.js';
+import { sandboxCustody } from '../src/custody/sandbox-custody.js';
 import type { Database } from '../src/store/database.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { openTestDatabase, type TestDatabase } from './support/database.js';

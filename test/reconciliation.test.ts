@@ -244,7 +244,7 @@ describe('the chain reconciled against the ledger on anvil', () => {
     expect(before).toMatchObject({ on_chain_total: '33', ledger_total: '10', drift: '23', hot_wallet: { balance: '20', paid_out: '0', in_flight: '0' } });
 
     const payout = await kit.pay(chain.live.key, kit.freshDestination(), '3');
-    await chain.t.ctx.payouts.sweepLive(quiet);
+    await chain.t.ctx.outbound.sweep(quiet);
     await kit.reaches(chain.live.key, payout.id, 'processing');
     const [{ fee }] = (await chain.t.db.query<{ fee: string }>('SELECT fee::text AS fee FROM payouts WHERE id = $1', [payout.id])) as [{ fee: string }];
     expect(new Decimal(fee).isPositive()).toBe(true);
@@ -259,7 +259,7 @@ describe('the chain reconciled against the ledger on anvil', () => {
     });
 
     await chain.anvil.mine(TEST_CONFIRMATIONS);
-    await chain.t.ctx.payouts.sweepLive(quiet);
+    await chain.t.ctx.outbound.sweep(quiet);
     await kit.reaches(chain.live.key, payout.id, 'completed');
     const paid = lineOf(await reconcileNow(), 'USDC');
     expect(paid).toMatchObject({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../src/domain/access.js';
 import { REF_CODE_DRAWS, REF_CODE_RETENTION_DAYS } from '../src/domain/payment-intents.js';
-import { custodyFor } from '../src/providers/custody/index.js';
+import { custodyFor } from '../src/custody/index.js';
 import { PaymentIntents, type IntentView } from '../src/use-cases/payment-intents.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { sandboxCaller } from './support/caller.js';

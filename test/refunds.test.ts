@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Static } from 'typebox';
 import type { Refund, RefundQuote } from '../src/http/resources/refund.js';
 import { Decimal } from '../src/domain/money.js';
-import { sandboxCustody } from '../src/providers/custody/sandbox-custody.js';
-import type { CustodyProvider } from '../src/providers/custody/index.js';
+import { sandboxCustody } from '../src/custody/sandbox-custody.js';
+import type { CustodyProvider } from '../src/custody/index.js';
 import { reverseDeposit } from '../src/use-cases/deposits.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
-import type { SweepLog } from '../src/use-cases/payouts.js';
+import type { SweepLog } from '../src/outbound/engine.js';
+import type { HotWallet } from '../src/outbound/outcomes.js';
 import { countedAmount, excessOn, refundSplit, type ReceivedPair } from '../src/domain/refunds.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
@@ -44,7 +45,9 @@ const depositsOnly = new Set<string>();
 const liveCustody: CustodyProvider = {
   ...sandboxCustody,
   payoutRefusal: (network) => (depositsOnly.has(network) ? `No payout signer for ${network} (test).` : null),
-  async advancePayout(request) {
+};
+const liveHotWallet: HotWallet = {
+  async advance(request) {
     const txHash = `0xlive${request.payoutId.replaceAll('-', '')}`;
     if (sentOnce.has(request.payoutId)) return { kind: 'confirmed', txHash };
     sentOnce.add(request.payoutId);
@@ -61,7 +64,7 @@ let t: TestApp;
 let clock: ManualClock;
 beforeAll(async () => {
   clock = new ManualClock();
-  t = await startTestApp({}, undefined, { clock, custodyFor: (mode) => (mode === 'live' ? liveCustody : sandboxCustody) });
+  t = await startTestApp({}, undefined, { clock, custodyFor: (mode) => (mode === 'live' ? liveCustody : sandboxCustody), hotWallet: liveHotWallet });
 });
 afterAll(() => t.close());
 
@@ -429,10 +432,10 @@ describe('POST /refunds and the refund lifecycle (sandbox)', () => {
   it('the sandbox payout sweep moves refunds on and completes them at their delivery time, with refund.completed', async () => {
     const { tenant, intent } = await paidIntent('10');
     const r = await refund(tenant.key, (await quote(tenant.key, intent.id, { amount: '5' })).quote_id);
-    await t.ctx.payouts.advanceSandbox(mustNotLog);
+    await t.ctx.sandboxPayouts.advance(mustNotLog);
     expect(json<RefundObject>(await t.call(tenant.key, 'GET', `/refunds/${r.id}`)).status).toBe('processing');
     clock.advance(3_600_000);
-    await t.ctx.payouts.advanceSandbox(mustNotLog);
+    await t.ctx.sandboxPayouts.advance(mustNotLog);
     const done = json<RefundObject>(await t.call(tenant.key, 'GET', `/refunds/${r.id}`));
     expect(done.status).toBe('completed');
     expect((await eventsInOrder(t, tenant.key, intent.id)).at(-1)).toMatchObject({ type: 'refund.completed', data: { id: r.id, status: 'completed' } });
@@ -470,7 +473,7 @@ describe('live refunds', () => {
     await expect.poll(async () => json<RefundObject>(await t.call(key, 'GET', `/refunds/${r.id}`)).status).toBe('processing');
     expect(json<RefundObject>(await t.call(key, 'GET', `/refunds/${r.id}`)).tx_hash).toBe(`0xlive${r.id.replaceAll('-', '')}`);
     clock.advance(3_600_000);
-    await t.ctx.payouts.sweepLive(mustNotLog, ['solana']);
+    await t.ctx.outbound.sweep(mustNotLog, ['solana']);
     expect(json<RefundObject>(await t.call(key, 'GET', `/refunds/${r.id}`)).status).toBe('completed');
     expect((await eventsInOrder(t, key, intent.id)).map((e) => e.type).slice(-2)).toEqual(['refund.created', 'refund.completed']);
     expect(await accountsOf(t, tenant.organizationId, 'live')).toEqual([{ profileId: null, asset: 'USDC', network: 'solana', balance: '6' }]);

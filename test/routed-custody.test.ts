@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import type { CustodyProvider, PayoutRequest } from '../src/providers/custody/custody-provider.js';
-import { routedCustody } from '../src/providers/custody/routed-custody.js';
+import type { CustodyProvider } from '../src/custody/index.js';
+import { routedCustody } from '../src/custody/routed-custody.js';
 
 /** A provider that answers with its own name, so a test sees which one a call reached. */
 function named(name: string, networks: string[], refusal: string | null = null): CustodyProvider {
@@ -9,9 +9,9 @@ function named(name: string, networks: string[], refusal: string | null = null):
     networks: new Set(networks),
     payoutRefusal: () => refusal,
     createDepositAddress: async () => ({ address: name, memo: null, providerRef: null }),
-    advancePayout: async () => ({ kind: 'unknown', reason: name }),
-    maintain: async (network) => {
-      throw new Error(`${name} maintains ${network}`);
+    payoutSurcharge: async () => name,
+    payoutFeeFloor: async (network) => {
+      throw new Error(`${name} prices ${network}`);
     },
   };
 }
@@ -19,7 +19,6 @@ function named(name: string, networks: string[], refusal: string | null = null):
 const evm = named('evm', ['ethereum', 'base'], 'no EVM signer');
 const tron = named('tron', ['tron']);
 const custody = routedCustody([evm, tron]);
-const payout = (network: string) => ({ network }) as PayoutRequest;
 const addressOn = (network: string) =>
   custody.createDepositAddress({ organizationId: 'o', mode: 'live', ownerKey: 'k', asset: 'USDT', network, addressFormat: 'evm' });
 
@@ -28,8 +27,8 @@ describe('live custody routed by network', () => {
     expect([...(custody.networks as Set<string>)].sort()).toEqual(['base', 'ethereum', 'tron']);
     expect((await addressOn('base')).address).toBe('evm');
     expect((await addressOn('tron')).address).toBe('tron');
-    expect(await custody.advancePayout(payout('tron'))).toEqual({ kind: 'unknown', reason: 'tron' });
-    await expect(custody.maintain!('ethereum')).rejects.toThrow('evm maintains ethereum');
+    expect(await custody.payoutSurcharge!('tron', 'USDT', 'T')).toBe('tron');
+    await expect(custody.payoutFeeFloor!('ethereum', 'USDT', '0x')).rejects.toThrow('evm prices ethereum');
   });
 
   it("payouts are refused per network, with the serving provider's reason; a network nobody serves is refused by name", () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayoutBoundary } from '../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../src/outbound/outcomes.js';
 import { startBackgroundWork } from '../src/workers/background.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
@@ -64,7 +64,7 @@ describe("an RPC provider's API key in its URL", () => {
       {
         catalogFile: t.ctx.config.catalogFile,
         evm: { ...t.ctx.config.evm, xpub: TEST_XPUB, rpcUrls: { ethereum: failingUrl }, pollSeconds: 1, rpcTimeoutMs: 2_000, signer: { key: HOT_WALLET_KEY } },
-        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
+        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100, sweepSeconds: 5, sweepSecondsByNetwork: {} },
         reconcileIntervalSeconds: 1,
       },
       t.testDb,

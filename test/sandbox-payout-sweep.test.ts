@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/use-cases/ledger.js';
-import type { SweepLog } from '../src/use-cases/payouts.js';
+import type { SweepLog } from '../src/outbound/engine.js';
 import { startTestApp, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { createAddress, createTenant, json, simulateAddress } from './support/partner.js';
@@ -56,12 +56,12 @@ async function dueWithOneBroken() {
   const broken = await fundedPayout();
   clock.advance(1_000);
   const healthy = await fundedPayout();
-  await t.ctx.payouts.advanceSandbox(recordingLog().log);
+  await t.ctx.sandboxPayouts.advance(recordingLog().log);
   expect([(await payoutNow(broken)).status, (await payoutNow(healthy)).status]).toEqual(['processing', 'processing']);
   await t.db.query('INSERT INTO broken_payouts (id) VALUES ($1)', [broken.payout.id]);
   clock.advance(60_000);
   const { log, lines } = recordingLog();
-  const moved = await t.ctx.payouts.advanceSandbox(log);
+  const moved = await t.ctx.sandboxPayouts.advance(log);
   return { broken, healthy, moved, lines, failedAt: clock.now() };
 }
 
@@ -82,12 +82,12 @@ describe('the sandbox payout sweep', () => {
     expect((await payoutNow(broken)).estimated_delivery_at).toBe(new Date(failedAt.getTime() + 60_000).toISOString());
     const later = recordingLog();
     clock.advance(59_999);
-    await t.ctx.payouts.advanceSandbox(later.log);
+    await t.ctx.sandboxPayouts.advance(later.log);
     expect(later.lines).toEqual([]);
 
     await t.db.query('DELETE FROM broken_payouts WHERE id = $1', [broken.payout.id]);
     clock.advance(1);
-    await t.ctx.payouts.advanceSandbox(later.log);
+    await t.ctx.sandboxPayouts.advance(later.log);
     expect(later.lines).toEqual([]);
     expect((await payoutNow(broken)).status).toBe('completed');
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EvmXpub } from '../src/providers/chains/evm-xpub.js';
-import { XPUB_GAP } from '../src/providers/custody/xpub-custody.js';
+import { XPUB_GAP } from '../src/custody/xpub-custody.js';
 import type { TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import os from 'node:os';

@@ -11,7 +11,7 @@ import { tenantOf } from '../domain/tenancy.js';
 const tags = ['payouts'];
 const LIST = 'payouts';
 
-export function payoutRoutes(app: App, { db, config, cursors, idempotency, payouts }: AppContext, partnerPrefix: string): void {
+export function payoutRoutes(app: App, { db, config, cursors, idempotency, payouts, payoutQuotes, payoutExecution }: AppContext, partnerPrefix: string): void {
   const trackingBase = `${config.publicUrl}${partnerPrefix}`;
 
   app.post(
@@ -30,7 +30,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
     },
     async (request, reply) =>
       idempotency.runSingleStatement(request, reply, async () => {
-        const write = await payouts.prepareQuote(request.caller!, request.body);
+        const write = await payoutQuotes.prepareQuote(request.caller!, request.body);
         return (sql, answer) => write(sql, (view) => answer(201, presentQuote(view)));
       }),
   );
@@ -51,7 +51,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
     },
     async (request, reply) =>
       idempotency.run(request, reply, async () => {
-        const write = await payouts.executeQuote(request.caller!, request.body.quote_id);
+        const write = await payoutExecution.executeQuote(request.caller!, request.body.quote_id);
         return async (tx) => {
           const { payout, afterCommit } = await write(tx);
           return { status: 201, body: presentPayout(payout, trackingBase), afterCommit };

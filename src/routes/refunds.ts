@@ -12,7 +12,7 @@ const tags = ['refunds'];
 const LIST = 'refunds';
 
 /** Refunds of payment intents (docs/refunds.md): quoted and executed like payouts, with the payout scopes. */
-export function refundRoutes(app: App, { db, cursors, idempotency, payouts, refunds }: AppContext): void {
+export function refundRoutes(app: App, { db, cursors, idempotency, refunds }: AppContext): void {
   app.post(
     '/payment-intents/:id/refunds/quote',
     {
@@ -66,7 +66,7 @@ export function refundRoutes(app: App, { db, cursors, idempotency, payouts, refu
     },
     async (request, reply) =>
       idempotency.run(request, reply, async () => {
-        const write = await payouts.executeQuote(request.caller!, request.body.quote_id, 'refund');
+        const write = await refunds.executeQuote(request.caller!, request.body.quote_id);
         return async (tx) => {
           const { payout, afterCommit } = await write(tx);
           return { status: 201, body: presentRefund(payout), afterCommit };

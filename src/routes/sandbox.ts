@@ -10,7 +10,7 @@ import { presentRefund, Refund } from '../http/resources/refund.js';
 import { errorEnvelope } from '../http/error-codes.js';
 import { readIdempotencyKey } from '../http/idempotency.js';
 import { checkPaymentIntentId } from '../use-cases/payment-intents.js';
-import { PayoutStateConflict } from '../use-cases/payouts.js';
+import { PayoutStateConflict } from '../use-cases/sandbox-payouts.js';
 import { AmountInput, CodeText, ErrorEnvelopeSchema, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../domain/tenancy.js';
 
@@ -22,7 +22,7 @@ const checkId = (id: string, what: string) => {
 };
 
 /** Sandbox helpers: only sandbox keys see them; a live key is answered as if they did not exist. */
-export function sandboxRoutes(app: App, { clock, config, idempotency, simulator, payouts, refunds }: AppContext, partnerPrefix: string): void {
+export function sandboxRoutes(app: App, { clock, config, idempotency, simulator, sandboxPayouts, refunds }: AppContext, partnerPrefix: string): void {
   app.post(
     '/test/payment-intents/:id/simulate-deposit',
     {
@@ -103,7 +103,7 @@ export function sandboxRoutes(app: App, { clock, config, idempotency, simulator,
     },
     async (request, reply) => {
       try {
-        return presentPayout(await payouts.simulate(tenantOf(request.caller!), request.params.id, request.body.outcome), `${config.publicUrl}${partnerPrefix}`);
+        return presentPayout(await sandboxPayouts.simulate(tenantOf(request.caller!), request.params.id, request.body.outcome), `${config.publicUrl}${partnerPrefix}`);
       } catch (error) {
         if (!(error instanceof PayoutStateConflict)) throw error;
         // The error envelope, with the payout as it is beside it.

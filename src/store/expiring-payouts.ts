@@ -1,4 +1,4 @@
-import type { Deadline } from '../providers/chains/expiry-verdict.js';
+import type { Deadline } from '../domain/chain-deadlines.js';
 import type { Database, Sql } from './database.js';
 import { lockLeased, type Lease } from './payout-leases.js';
 

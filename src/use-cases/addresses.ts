@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { externalRefFilter, type ExternalRef } from '../domain/identifiers.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { isUuid } from '../domain/ids.js';
-import type { CustodyProvider, DepositAddress } from '../providers/custody/index.js';
+import type { CustodyProvider, DepositAddress } from '../custody/index.js';
 import { findAddress, insertAddress, listAddresses, type AddressRow } from '../store/addresses.js';
 import type { Sql } from '../store/database.js';
 import type { Page, PageRequest } from '../store/pagination.js';

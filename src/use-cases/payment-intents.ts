@@ -17,7 +17,7 @@ import {
   refCodeHeldUntil,
   USDT_NON_SOLANA_FLOOR,
 } from '../domain/payment-intents.js';
-import type { CustodyProvider } from '../providers/custody/index.js';
+import type { CustodyProvider } from '../custody/index.js';
 import { CoalescedReads } from '../store/coalesced-reads.js';
 import type { Sql } from '../store/database.js';
 import type { PageRequest } from '../store/pagination.js';

@@ -18,7 +18,11 @@ import { submittedRefundAddress } from '../store/refund-address-requests.js';
 import { receivedPairs } from '../store/refunds.js';
 import { tenantOf, type Tenant } from '../domain/tenancy.js';
 import { checkPaymentIntentId } from './payment-intents.js';
+import type { AfterCommit, PayoutExecution } from './payout-execution.js';
+import type { PayoutQuotes } from './payout-quotes.js';
 import type { Payouts } from './payouts.js';
+import { checkRefundable } from './refund-checks.js';
+import type { SandboxPayouts } from './sandbox-payouts.js';
 
 export interface RefundQuoteInput {
   amount?: string | number;
@@ -40,16 +44,20 @@ export interface RefundQuoteView {
 }
 
 /**
- * Refunds of payment intents (docs/refunds.md): a refund is a payout of kind refund, so executing, working and
- * settling one is the payout engine's (`Payouts`); what is a refund's own is its quote (how much the intent can
- * give back, on which pair, who pays the fee) and the check at execution that the intent still can.
+ * Refunds of payment intents (docs/refunds.md): a refund is a payout of kind refund, reserved as a payout's
+ * execution reserves (`PayoutExecution`) and worked by the outbound engine; what is a refund's own is its quote
+ * (how much the intent can give back, on which pair, who pays the fee) and the check at execution that the intent
+ * still can.
  */
 export class Refunds {
   constructor(
     private readonly db: Database,
     private readonly catalog: Catalog,
     private readonly clock: Clock,
+    private readonly quotes: PayoutQuotes,
+    private readonly execution: PayoutExecution,
     private readonly payouts: Payouts,
+    private readonly sandbox: SandboxPayouts,
   ) {}
 
   /**
@@ -91,7 +99,7 @@ export class Refunds {
         'amount',
       );
     }
-    const route = await this.payouts.priceOn(tenant, pair.asset, network, { profileId: intent.profile_id }, destination);
+    const route = await this.quotes.priceOn(tenant, pair.asset, network, { profileId: intent.profile_id }, destination);
     const { recipientGets, ownerPays } = refundSplit(amount, route.fee, input.network_fee);
     const now = this.clock.now();
     const quote: QuoteRow = {
@@ -195,6 +203,16 @@ export class Refunds {
     return { amount, counted: countedAmount(pair, amount), portion: null };
   }
 
+  /**
+   * Step two: the refund quote executed. The prices are read first (an outside call); the answered step runs in the
+   * caller's transaction, and checks under the intent's row lock, taken before any ledger account as a deposit
+   * takes it (refunds of one intent queue there), that the intent can still refund the amount.
+   */
+  async executeQuote(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
+    const snapshot = await this.execution.snapshot();
+    return (tx) => this.execution.execute(tx, tenantOf(caller), quoteId, 'refund', snapshot, checkRefundable);
+  }
+
   // Reads and the sandbox ------------------------------------------------------------------------------------
 
   get(sql: Sql, tenant: Tenant, id: string): Promise<PayoutRow> {
@@ -214,6 +232,6 @@ export class Refunds {
   }
 
   simulate(tenant: Tenant, id: string, outcome: 'completed' | 'failed'): Promise<PayoutRow> {
-    return this.payouts.simulate(tenant, id, outcome, 'refund');
+    return this.sandbox.simulate(tenant, id, outcome, 'refund');
   }
 }

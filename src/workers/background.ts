@@ -114,9 +114,9 @@ export async function startBackgroundWork(ctx: AppContext, processLog: FastifyBa
       },
       log,
     ),
-    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.payouts.advanceSandbox(log), log),
+    runPeriodically('sandbox payout progress', config.sandboxPayoutSweepSeconds, () => ctx.sandboxPayouts.advance(log), log),
     // One sweep per network: an endpoint that is down delays only its own network's payouts.
-    ...ctx.payouts.liveNetworks().map((network) => runPeriodically(`live payouts ${network}`, config.evm.pollSeconds, () => ctx.payouts.sweepLive(log, [network]), log)),
+    ...ctx.outbound.networks.map((network) => runPeriodically(`live payouts ${network}`, ctx.outbound.sweepSeconds(network), () => ctx.outbound.sweep(log, [network]), log)),
     ...chainWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.evm.pollSeconds, () => counted(watcher, ctx.metrics), log)),
     ...solanaWatchers(ctx, log).map((watcher) => runPeriodically(`chain watcher ${watcher.network}`, config.solana.pollSeconds, () => counted(watcher, ctx.metrics), log)),
     // PostgreSQL's own autovacuum does this there; the embedded database has none.

@@ -4,9 +4,9 @@ import { Catalog } from '../../src/domain/catalog.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { ERROR_HTTP } from '../../src/http/error-codes.js';
 import { encodeAddress, isValidAddress } from '../../src/providers/chains/address-codecs.js';
-import { custodyFor, type DepositAddressRequest } from '../../src/providers/custody/index.js';
-import { liveCustody } from '../../src/providers/custody/live-custody.js';
-import { sandboxCustody } from '../../src/providers/custody/sandbox-custody.js';
+import { custodyFor, type DepositAddressRequest } from '../../src/custody/index.js';
+import { liveCustody } from '../../src/custody/live-custody.js';
+import { sandboxCustody } from '../../src/custody/sandbox-custody.js';
 
 const catalog = Catalog.load();
 /** Every (asset, network) pair the shipped catalog can ask custody for, with its network's address format. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TronXpub } from '../../src/providers/chains/tron/xpub.js';
-import type { DepositAddressRequest } from '../../src/providers/custody/index.js';
-import { liveTronCustody } from '../../src/providers/custody/xpub-custody.js';
+import type { DepositAddressRequest } from '../../src/custody/index.js';
+import { liveTronCustody } from '../../src/custody/xpub-custody.js';
 import type { Database } from '../../src/store/database.js';
 import { TEST_TRON_XPUB } from '../support/tron/xpub.js';
 

@@ -34,7 +34,7 @@ describe('three processes working the same live Solana payouts at once, through 
     // Two more processes on the same database and chain, configured as the first.
     for (let i = 0; i < 2; i++) others.push(await startTestApp(world.t.ctx.config, world.t.testDb, { prices: world.t.ctx.prices }));
     const processes = [world.t, ...others];
-    const sweepAll = () => Promise.all(processes.map((app) => app.ctx.payouts.sweepLive(quiet, ['solana'])));
+    const sweepAll = () => Promise.all(processes.map((app) => app.ctx.outbound.sweep(quiet, ['solana'])));
     const { chain } = world.chain;
     chain.finalityLag = 32n;
     const tenant = await fundedTenant('1000', 'USDC');

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { Catalog } from '../../src/domain/catalog.js';
 import { liveSummary, withOwnerPools } from '../../src/use-cases/live-summary.js';
 import { solanaSigner, solanaSignerFromFile } from '../../src/providers/chains/solana/signer.js';
-import { SolanaDriver } from '../../src/providers/custody/solana-payouts.js';
+import { SolanaDriver } from '../../src/providers/chains/solana/payout-driver.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { parseExposition, valueOf } from '../support/metrics.js';
 import { createTenant } from '../support/partner.js';

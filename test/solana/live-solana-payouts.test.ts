@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { address } from '@solana/kit';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
-import { MAX_MICRO_LAMPORTS_PER_COMPUTE_UNIT, priorityPrice, SolanaDriver } from '../../src/providers/custody/solana-payouts.js';
+import { MAX_MICRO_LAMPORTS_PER_COMPUTE_UNIT, priorityPrice, SolanaDriver } from '../../src/providers/chains/solana/payout-driver.js';
 import { TOKEN_ACCOUNT_RENT_LAMPORTS } from '../../src/providers/chains/solana/spl-payout-fee.js';
 import { solanaSigner } from '../../src/providers/chains/solana/signer.js';
 import { verifyLedger } from '../../src/use-cases/ledger.js';
@@ -141,8 +141,8 @@ describe('SOL payouts', () => {
   it('an amount below the rent-exempt minimum to a wallet without an account is refused before signing: the runtime would refuse it', async () => {
     const key = await keygenFile();
     const driver = new SolanaDriver(world.t.ctx.catalog, new Map([['solana', world.chain.url]]), await solanaSigner(key.json), 2_000);
-    const request = { payoutId: 'p', organizationId: 'o', asset: 'SOL', network: 'solana', destination: await freshWallet(), amount: '0.0005', feeCap: '0.01', cancelRequested: false } as const;
-    expect(await driver.sign({ ...request, lease: { payoutId: 'p', token: 't' } as never }, '0.01')).toEqual({
+    const transfer = { asset: 'SOL', network: 'solana', destination: await freshWallet(), amount: '0.0005' };
+    expect(await driver.sign(transfer, '0.01')).toEqual({
       refused: expect.stringMatching(/has no account yet, and a transfer creating one must send at least 890880 lamports/),
     });
   });

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { PayoutBoundary } from '../../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../../src/outbound/outcomes.js';
 import type { TestApp } from './app.js';
 
 /**

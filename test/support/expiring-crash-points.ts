@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
-import type { PayoutBoundary } from '../../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../../src/outbound/outcomes.js';
 import { verifyLedger } from '../../src/use-cases/ledger.js';
 import type { TestApp } from './app.js';
 import { leaseLapses, type crashPoints } from './crash-points.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
-import type { PayoutBoundary } from '../../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../../src/outbound/outcomes.js';
 import type { Refund, RefundQuote } from '../../src/http/resources/refund.js';
 import { verifyLedger } from '../../src/use-cases/ledger.js';
 import { leaseLapses, type crashPoints } from './crash-points.js';

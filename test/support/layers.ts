@@ -153,22 +153,6 @@ export function checkEdges(rows: readonly LayerRow[], edges: readonly Edge[], ro
   return violations;
 }
 
-/** An import the table forbids, allowed for a while: `from` (a file) may still import layer `to`, for `reason`. */
-export interface KnownException {
-  from: string;
-  to: string;
-  reason: string;
-}
-
-/** Whether `known` excuses `violation`: the same file, importing a file of the named layer (the edge rule only). */
-export function excuses(rows: readonly LayerRow[], known: KnownException, violation: Violation, root = 'src'): boolean {
-  return violation.rule === RULES.edge && known.from === violation.from && layerOf(rows, violation.to, root) === known.to;
-}
-
-/** The exceptions no violation needs any more: each must be taken off the list, so the list only shrinks. */
-export function staleExceptions(rows: readonly LayerRow[], known: readonly KnownException[], violations: readonly Violation[], root = 'src'): KnownException[] {
-  return known.filter((exception) => !violations.some((violation) => excuses(rows, exception, violation, root)));
-}
 
 /** What the table itself gets wrong: rows or entry files that do not exist, a "may import" naming no row, a row twice. */
 export function checkTable(rows: readonly LayerRow[], exists: (file: string) => boolean, root = 'src'): string[] {

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { toDecimalString } from '../../domain/money.js';
 import { PAYOUT_STATUSES } from '../../domain/payouts.js';
 import type { PayoutRow, QuoteRow } from '../../store/payouts.js';
-import type { QuoteView } from '../../use-cases/payouts.js';
+import type { QuoteView } from '../../use-cases/payout-quotes.js';
 import { AmountInput, CodeText, ExternalRefText, iso, isoOrNull, Nullable, NullableTimestamp, RequestText, Timestamp, Uuid } from '../schemas.js';
 
 const DecimalText = (description: string) => Type.String({ description: `${description} Decimal string.` });

@@ -92,7 +92,7 @@ export function startLiveEvmApp(
         ...evm,
       },
       // Every sweep looks at every open payout again: tests decide when blocks are mined.
-      livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
+      livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100, sweepSeconds: 5, sweepSecondsByNetwork: {} },
     },
     existing,
     options,

@@ -85,7 +85,7 @@ export function livePayoutKit(world: LivePayoutWorld) {
   const nudge = () => {
     if (!world.lagging || Date.now() - lastNudge < 1_000) return;
     lastNudge = Date.now();
-    void world.t.ctx.payouts.sweepLive(quiet, ['ethereum']);
+    void world.t.ctx.outbound.sweep(quiet, ['ethereum']);
   };
   /** Waits for the payout to reach `status` (the broadcast happens after the executing request's commit). */
   const reaches = (key: string, id: string, status: PayoutObject['status']) =>
@@ -109,7 +109,7 @@ export function livePayoutKit(world: LivePayoutWorld) {
   async function stuckPayout(baseFeePerGas: (stuck: Transaction, cap: bigint) => bigint) {
     const { t, anvil, ethereum } = world;
     await anvil.mine(TEST_CONFIRMATIONS);
-    await t.ctx.payouts.sweepLive(quiet);
+    await t.ctx.outbound.sweep(quiet);
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const destination = freshDestination();

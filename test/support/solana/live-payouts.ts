@@ -3,7 +3,7 @@ import { address, createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner,
 import { afterAll, beforeAll } from 'vitest';
 import { Catalog } from '../../../src/domain/catalog.js';
 import { systemClock } from '../../../src/domain/clock.js';
-import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../../../src/outbound/outcomes.js';
 import { TablePriceSource } from '../../../src/providers/prices/table-price-source.js';
 import { startTestApp, type TestApp } from '../app.js';
 import { seededRandom } from '../evm/flaky-rpc.js';
@@ -56,7 +56,7 @@ export function useSolanaPayoutWorld(atBoundary?: (boundary: PayoutBoundary, pay
       {
         solana: { rpcUrls: { solana: world.chain.url }, pollSeconds: 1, poolLowThreshold: 0, watchHoursAfterExpiry: 72, rpcTimeoutMs: 2_000, signer: { key: key.json }, payoutMaxSignings: 3, payoutExpiryConfirmSeconds: 0, maxCallsPerTick: 1000, idleHours: 24, idlePollSeconds: 600 },
         // Every sweep looks at every open payout again: tests decide when blocks are produced.
-        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
+        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100, sweepSeconds: 5, sweepSecondsByNetwork: {} },
       },
       undefined,
       { atPayoutBoundary: atBoundary, prices },

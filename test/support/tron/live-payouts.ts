@@ -6,7 +6,7 @@ import type { PayoutQuote } from '../../../src/http/resources/payout.js';
 import { tron } from '../../../src/providers/chains/tron/address.js';
 import { localTronSigner } from '../../../src/providers/chains/tron/signer.js';
 import type { TronPayoutsConfig } from '../../../src/config.js';
-import type { PayoutBoundary } from '../../../src/providers/custody/custody-provider.js';
+import type { PayoutBoundary } from '../../../src/outbound/outcomes.js';
 import { startTestApp, type TestApp } from '../app.js';
 import { seededRandom } from '../evm/flaky-rpc.js';
 import type { ExpiringChainRig } from '../expiring-crash-points.js';
@@ -58,7 +58,7 @@ export function useTronPayoutWorld(
           ...options,
         },
         // Every sweep looks at every open payout again: tests decide when blocks are produced.
-        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100 },
+        livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100, sweepSeconds: 5, sweepSecondsByNetwork: {} },
       },
       existing,
       { atPayoutBoundary: atBoundary },
@@ -106,7 +106,7 @@ export function tronPayoutKit(world: Pick<TronPayoutWorld, 't'>, network = 'tron
   }
 
   const statusOf = async (key: string, id: string) => json<PayoutObject>(await world.t.call(key, 'GET', `/payouts/${id}`));
-  const sweep = () => world.t.ctx.payouts.sweepLive(quiet, [network]);
+  const sweep = () => world.t.ctx.outbound.sweep(quiet, [network]);
   const lastError = async (payoutId: string) =>
     (await world.t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payoutId]))[0]!.last_error;
   const recorded = (payoutId: string) =>

@@ -1,6 +1,6 @@
 /**
  * What a payout costs the hot wallet in lamports, checked against what the quote charged before anything is signed
- * (src/providers/custody/solana-payouts.ts). A SOL payout is the same formula without the account creation.
+ * (src/providers/chains/solana/payout-driver.ts). A SOL payout is the same formula without the account creation.
  */
 
 /** The base fee: the runtime charges 5,000 lamports for each signature; a payout has one, the hot wallet's. */

@@ -1,6 +1,6 @@
 /**
  * Builds and signs the one transaction an SPL token payout (USDC, USDT on Solana) sends from the hot wallet. The
- * Solana payout driver (src/providers/custody/solana-payouts.ts) records the result under the payout's lease before
+ * Solana payout driver (src/providers/chains/solana/payout-driver.ts) records the result under the payout's lease before
  * broadcasting it, and proves it dead after `lastValidBlockHeight` before signing another.
  */
 import {

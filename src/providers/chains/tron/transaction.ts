@@ -7,7 +7,7 @@ import { ContractType, SignedTransactionMessage, TransactionRawMessage, Transfer
 
 /*
  * Building and signing Tron transactions, composed from protobufjs (encoding), @noble/hashes (the id) and
- * @noble/curves (the signature). The Tron payout driver (src/providers/custody/tron-payouts.ts) calls these with
+ * @noble/curves (the signature). The Tron payout driver (src/providers/chains/tron/payout-driver.ts) calls these with
  * the reference block and times it reads from the node, records the result, and broadcasts `signedTransactionBytes`
  * through /wallet/broadcasthex.
  */

@@ -12,18 +12,17 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { SolanaConfig } from '../../config.js';
-import type { Catalog } from '../../domain/catalog.js';
-import { DomainError } from '../../domain/errors.js';
-import { Decimal } from '../../domain/money.js';
-import type { Database } from '../../store/database.js';
-import { solanaSigner, solanaSignerFromFile } from '../chains/solana/signer.js';
-import { signSolPayout } from '../chains/solana/sol-payout-transaction.js';
-import { hidingUrl } from '../chains/solana/solana-rpc.js';
-import { splPayoutMaxCostLamports, TOKEN_ACCOUNT_RENT_LAMPORTS, type PriorityFee } from '../chains/solana/spl-payout-fee.js';
-import { signSplPayout, type SignedSplPayout } from '../chains/solana/spl-payout-transaction.js';
-import type { PayoutRequest } from './custody-provider.js';
-import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type FinalPoint, type Lookup, type SignedTransfer } from './expiring-payouts.js';
+import type { SolanaConfig } from '../../../config.js';
+import type { Catalog } from '../../../domain/catalog.js';
+import { DomainError } from '../../../domain/errors.js';
+import { Decimal } from '../../../domain/money.js';
+import type { ExpiringChainDriver, FinalPoint, Lookup, SignedTransfer } from '../expiring-driver.js';
+import type { PayoutTransfer } from '../payout-transfer.js';
+import { solanaSigner, solanaSignerFromFile } from './signer.js';
+import { signSolPayout } from './sol-payout-transaction.js';
+import { hidingUrl } from './solana-rpc.js';
+import { splPayoutMaxCostLamports, TOKEN_ACCOUNT_RENT_LAMPORTS, type PriorityFee } from './spl-payout-fee.js';
+import { signSplPayout, type SignedSplPayout } from './spl-payout-transaction.js';
 
 const LAMPORTS_PER_SOL = 1_000_000_000;
 /**
@@ -93,7 +92,7 @@ export class SolanaDriver implements ExpiringChainDriver {
     return node;
   }
 
-  async sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
+  async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
     const { rpc, call } = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
     const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
@@ -207,23 +206,6 @@ export class SolanaDriver implements ExpiringChainDriver {
     // every block the transaction could have landed in by then.
     return { found: null, absenceProven: context.slot >= final.height };
   }
-}
-
-export interface SolanaPayoutOptions extends ExpiringPayoutOptions {
-  /** The longest one call to the node may take. */
-  timeoutMs: number;
-}
-
-/** Live Solana payouts from the hot wallet: the expiring-payout engine over the Solana driver, and the driver itself (for quotes). */
-export function solanaPayouts(
-  db: Database,
-  catalog: Catalog,
-  rpcUrls: ReadonlyMap<string, string>,
-  signer: KeyPairSigner,
-  options: SolanaPayoutOptions,
-): { engine: ExpiringPayouts; driver: SolanaDriver } {
-  const driver = new SolanaDriver(catalog, rpcUrls, signer, options.timeoutMs);
-  return { engine: new ExpiringPayouts(db, catalog, driver, options), driver };
 }
 
 /** The hot wallet the settings name (src/config.ts), or null without one. */

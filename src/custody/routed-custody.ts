@@ -1,9 +1,9 @@
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
 import type { CustodyProvider } from './custody-provider.js';
 
 /**
  * Live custody over several chain families (EVM, Tron, Solana), each network served by the one provider that
- * was configured for it: addresses, payouts and upkeep of a network all go to the same provider.
+ * was configured for it: addresses and payout prices of a network come from the same provider.
  */
 export function routedCustody(providers: readonly CustodyProvider[]): CustodyProvider {
   const byNetwork = new Map<string, CustodyProvider>();
@@ -27,9 +27,7 @@ export function routedCustody(providers: readonly CustodyProvider[]): CustodyPro
       return provider ? provider.payoutRefusal(network) : unserved(network);
     },
     createDepositAddress: async (request) => providerOf(request.network).createDepositAddress(request),
-    advancePayout: async (request) => providerOf(request.network).advancePayout(request),
     payoutSurcharge: async (network, asset, destination) => (await providerOf(network).payoutSurcharge?.(network, asset, destination)) ?? '0',
     payoutFeeFloor: async (network, asset, destination) => (await providerOf(network).payoutFeeFloor?.(network, asset, destination)) ?? '0',
-    maintain: async (network) => providerOf(network).maintain?.(network),
   };
 }

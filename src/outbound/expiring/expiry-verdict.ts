@@ -1,7 +1,9 @@
+import type { Deadline } from '../../domain/chain-deadlines.js';
+
 /**
  * The refusal proof of chains without nonces (Tron, Solana; issue 22): a signed transaction carries its own
  * deadline, and once the chain's final point has passed it the transaction can never land. Pure; the Tron and
- * Solana drivers of the expiring-payout engine (src/providers/custody/expiring-payouts.ts) read the observation
+ * Solana drivers of the expiring-payout engine (src/outbound/expiring/engine.ts) read the observation
  * and the engine acts on the verdict.
  *
  * Deadlines, as each chain's nodes enforce them:
@@ -15,8 +17,7 @@
  * had the chain through the deadline (`absenceProven`); any other absence is a node behind, and proves nothing.
  */
 
-/** How a chain states a transaction's deadline against its final point (a block height, or a block time in ms). */
-export type Deadline = { kind: 'last_valid_height'; height: bigint } | { kind: 'expiration_ms'; at: bigint };
+export type { Deadline };
 
 export interface ExpiryObservation {
   deadline: Deadline;

@@ -1,20 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { DomainError } from '../../domain/errors.js';
-import type { Database } from '../../store/database.js';
-import { allocateDerivedAddress, nextDerivationIndex, skipPastUsed, type KeyFamily } from '../../store/derivation.js';
-import { derivationPath } from '../chains/account-xpub.js';
-import type { AddressUsed } from '../chains/address-activity.js';
-import type { EvmXpub } from '../chains/evm-xpub.js';
-import type { TronXpub } from '../chains/tron/xpub.js';
-import type { CustodyProvider, PayoutOutcome, PayoutRequest } from './custody-provider.js';
-import type { EvmPayouts } from './evm-payouts.js';
-import { liveCustody } from './live-custody.js';
-import type { tronPayouts } from './tron-payouts.js';
+import { DomainError } from '../domain/errors.js';
+import type { Database } from '../store/database.js';
+import { allocateDerivedAddress, nextDerivationIndex, skipPastUsed, type KeyFamily } from '../store/derivation.js';
+import { derivationPath } from '../providers/chains/account-xpub.js';
+import type { AddressUsed } from '../providers/chains/address-activity.js';
+import type { EvmXpub } from '../providers/chains/evm-xpub.js';
+import type { TronDriver } from '../providers/chains/tron/payout-driver.js';
+import type { TronXpub } from '../providers/chains/tron/xpub.js';
+import type { CustodyProvider } from './custody-provider.js';
 
-/** What sends a family's payouts from its hot wallet, and looks after it between payouts. */
-interface HotWallet {
-  advance(request: PayoutRequest): Promise<PayoutOutcome>;
-  maintain?(network: string): Promise<void>;
+/** A family's hot wallet as quotes see it (its payouts go out through src/outbound/): what the chain charges beyond the fee table. */
+interface HotWalletPrices {
   /** What a payout to this destination costs beyond the fee table (CustodyProvider.payoutSurcharge). */
   surcharge?(network: string, asset: string, destination: string): Promise<string>;
   /** What the chain charges for a payout to this destination now (CustodyProvider.payoutFeeFloor). */
@@ -28,7 +24,7 @@ interface XpubCustody {
   /** The networks with a chain watcher: the catalog offers live keys no other. */
   networks: ReadonlySet<string>;
   /** Null: no payout signer is configured, and payouts are refused. */
-  hotWallet: HotWallet | null;
+  hotWallet: HotWalletPrices | null;
   /** The settings that configure the signer, as a refusal names them. */
   signerSettings: string;
   /** Whether the chain shows an address as used: the check that this database does not hand out used ones. */
@@ -88,8 +84,6 @@ function xpubCustody(db: Database, custody: XpubCustody): CustodyProvider {
           ? null
           : // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
             `Live payouts on ${network} need a payout signer, and none is configured on this deployment: the operator sets ${signerSettings}.`,
-    advancePayout: (request) => (hotWallet ? hotWallet.advance(request) : liveCustody.advancePayout(request)),
-    maintain: hotWallet?.maintain && ((network) => hotWallet.maintain!(network)),
     payoutSurcharge: hotWallet?.surcharge && ((network, asset, destination) => hotWallet.surcharge!(network, asset, destination)),
     payoutFeeFloor: hotWallet?.feeFloor && ((network, asset, destination) => hotWallet.feeFloor!(network, asset, destination)),
     async createDepositAddress(request) {
@@ -107,29 +101,29 @@ function xpubCustody(db: Database, custody: XpubCustody): CustodyProvider {
 /** What both families' custody is built with besides the xpub, networks and hot wallet. */
 export type ChainCheck = Pick<XpubCustody, 'used' | 'log'>;
 
-export const liveEvmCustody = (db: Database, xpub: EvmXpub, networks: ReadonlySet<string>, payouts: EvmPayouts | null, check: ChainCheck): CustodyProvider =>
+/** `payouts`: whether a payout signer is configured (the hot wallet's payouts go out through src/outbound/evm/). */
+export const liveEvmCustody = (db: Database, xpub: EvmXpub, networks: ReadonlySet<string>, payouts: boolean, check: ChainCheck): CustodyProvider =>
   xpubCustody(db, {
     ...check,
     family: 'evm',
     xpub,
     networks,
-    // Nonce gaps left by payouts refused after taking a nonce are filled between payouts.
-    hotWallet: payouts && { advance: (request) => payouts.advance(request), maintain: async (network) => void (await payouts.fillGaps(network)) },
+    hotWallet: payouts ? {} : null,
     signerSettings: 'CONNECT_EVM_SIGNER_KEY, CONNECT_EVM_SIGNER_KEY_FILE or CONNECT_EVM_SIGNER_URL (with CONNECT_EVM_SIGNER_ADDRESS)',
   });
 
-export const liveTronCustody = (db: Database, xpub: TronXpub, networks: ReadonlySet<string>, payouts: ReturnType<typeof tronPayouts> | null, check: ChainCheck): CustodyProvider =>
+/** `driver`: the hot wallet's Tron driver when a payout signer is configured (its payouts go out through src/outbound/expiring/). */
+export const liveTronCustody = (db: Database, xpub: TronXpub, networks: ReadonlySet<string>, driver: TronDriver | null, check: ChainCheck): CustodyProvider =>
   xpubCustody(db, {
     ...check,
     family: 'tron',
     xpub,
     networks,
-    hotWallet: payouts && {
-      advance: (request) => payouts.engine.advance(request),
+    hotWallet: driver && {
       // A first transfer to an address costs more than the table's fee: priced per destination at the quote.
-      surcharge: (network, asset, destination) => payouts.driver.newRecipientCost(network, asset, destination),
+      surcharge: (network, asset, destination) => driver.newRecipientCost(network, asset, destination),
       // And the table's USD figure may be below what the chain charges at today's energy and TRX prices.
-      feeFloor: (network, asset, destination) => payouts.driver.transferCost(network, asset, destination),
+      feeFloor: (network, asset, destination) => driver.transferCost(network, asset, destination),
     },
     signerSettings: 'CONNECT_TRON_SIGNER_KEY or CONNECT_TRON_SIGNER_KEY_FILE',
   });

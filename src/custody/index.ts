@@ -1,9 +1,9 @@
-import type { KeyMode } from '../../domain/api-keys.js';
+import type { KeyMode } from '../domain/api-keys.js';
 import type { CustodyProvider } from './custody-provider.js';
 import { liveCustody } from './live-custody.js';
 import { sandboxCustody } from './sandbox-custody.js';
 
-export type { CustodyProvider, DepositAddress, DepositAddressRequest, NotSentProof, PayoutOutcome, PayoutRequest } from './custody-provider.js';
+export type { CustodyProvider, DepositAddress, DepositAddressRequest } from './custody-provider.js';
 
 const BY_MODE: Record<KeyMode, CustodyProvider> = { test: sandboxCustody, live: liveCustody };
 

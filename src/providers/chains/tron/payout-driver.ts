@@ -1,15 +1,14 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import type { Catalog } from '../../domain/catalog.js';
-import { DomainError } from '../../domain/errors.js';
-import { Decimal } from '../../domain/money.js';
-import type { Database } from '../../store/database.js';
-import { tronAddressBytes } from '../chains/tron/address.js';
-import { tronNodeHttp, type TronNodeCall } from '../chains/tron/node-http.js';
-import { SignedTransactionMessage, TransactionRawMessage } from '../chains/tron/proto/messages.js';
-import type { TronSigner } from '../chains/tron/signer.js';
-import { buildTransaction, signedTransactionBytes, trc20BalanceOfData, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from '../chains/tron/transaction.js';
-import type { PayoutRequest } from './custody-provider.js';
-import { ExpiringPayouts, type ExpiringChainDriver, type ExpiringPayoutOptions, type FinalPoint, type Lookup, type SignedTransfer } from './expiring-payouts.js';
+import type { Catalog } from '../../../domain/catalog.js';
+import { DomainError } from '../../../domain/errors.js';
+import { Decimal } from '../../../domain/money.js';
+import type { ExpiringChainDriver, FinalPoint, Lookup, SignedTransfer } from '../expiring-driver.js';
+import type { PayoutTransfer } from '../payout-transfer.js';
+import { tronAddressBytes } from './address.js';
+import { tronNodeHttp, type TronNodeCall } from './node-http.js';
+import { SignedTransactionMessage, TransactionRawMessage } from './proto/messages.js';
+import type { TronSigner } from './signer.js';
+import { buildTransaction, signedTransactionBytes, trc20BalanceOfData, trc20TransferContract, trc20TransferData, trxTransferContract, type TronContract } from './transaction.js';
 
 const SUN_PER_TRX = 1_000_000;
 /** java-tron refuses a fee_limit above 15,000 TRX. */
@@ -29,7 +28,7 @@ const BLOCK_INTERVAL_MS = 3_000n;
 /** The most blocks java-tron serves in one /walletsolidity/getblockbylimitnext. */
 const BLOCKS_PER_REQUEST = 100n;
 
-export interface TronPayoutOptions extends ExpiringPayoutOptions {
+export interface TronDriverOptions {
   /** How long after the head block a signed transaction may land: a dropped one is signed again this much later. */
   expirationSeconds: number;
   /** The longest one call to the node may take. */
@@ -73,7 +72,7 @@ export class TronDriver implements ExpiringChainDriver {
     private readonly catalog: Catalog,
     httpUrls: ReadonlyMap<string, string>,
     private readonly signer: TronSigner,
-    private readonly options: Pick<TronPayoutOptions, 'expirationSeconds' | 'timeoutMs' | 'headers'>,
+    private readonly options: TronDriverOptions,
   ) {
     for (const [network, url] of httpUrls) this.nodes.set(network, tronNodeHttp(url, options.timeoutMs, options.headers?.get(network)));
   }
@@ -153,7 +152,7 @@ export class TronDriver implements ExpiringChainDriver {
     }
   }
 
-  async sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
+  async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
     const node = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
     const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
@@ -269,16 +268,4 @@ function outcomeOf(info: Record<string, unknown>): { succeeded: boolean; block: 
   if (typeof info.blockNumber !== 'number') throw new Error('the Tron node answered a transaction info without its block');
   const receipt = (info.receipt as { result?: string } | undefined)?.result;
   return { succeeded: info.result !== 'FAILED' && (receipt === undefined || receipt === 'SUCCESS'), block: BigInt(info.blockNumber) };
-}
-
-/** Live Tron payouts from the hot wallet: the expiring-payout engine over the Tron driver. */
-export function tronPayouts(
-  db: Database,
-  catalog: Catalog,
-  httpUrls: ReadonlyMap<string, string>,
-  signer: TronSigner,
-  options: TronPayoutOptions,
-): { engine: ExpiringPayouts; driver: TronDriver } {
-  const driver = new TronDriver(catalog, httpUrls, signer, options);
-  return { engine: new ExpiringPayouts(db, catalog, driver, options), driver };
 }

@@ -1,46 +1,9 @@
 import type { Catalog } from '../../domain/catalog.js';
+import type { ExpiringChainDriver, FinalPoint } from '../../providers/chains/expiring-driver.js';
 import type { Database } from '../../store/database.js';
 import { payoutTxs, recordAbsence, recordBroadcast, recordLanded, recordSigned, type ExpiringTx } from '../../store/expiring-payouts.js';
-import { expiryVerdict, type Deadline } from '../chains/expiry-verdict.js';
-import type { NotSentProof, PayoutBoundary, PayoutOutcome, PayoutRequest } from './custody-provider.js';
-
-/** A transfer signed for a payout: its id, the bytes to broadcast (hex) and when it can no longer land. */
-export interface SignedTransfer {
-  txId: string;
-  raw: string;
-  deadline: Deadline;
-}
-
-/** What one chain without nonces does for the engine; each call reads the chain afresh and throws when no node answers. */
-export interface ExpiringChainDriver {
-  /**
-   * Builds and signs the payout's transfer with a near deadline, its network fee at most `feeCap` (the native
-   * asset, decimal string); `refused` (nothing signed) when it would fail or costs more now.
-   */
-  sign(request: PayoutRequest, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }>;
-  /** Sends signed bytes: `accepted` when a node holds them (taken now, or already known to it). */
-  broadcast(network: string, raw: string): Promise<{ accepted: true } | { accepted: false; reason: string }>;
-  /**
-   * The chain's final point now, from one answer: what deadlines are compared with (`point`), and where the final
-   * head is (`height`: the block or slot number lookups state where a transaction landed in).
-   */
-  finalPoint(network: string): Promise<FinalPoint>;
-  /**
-   * Where the transaction landed (`final`: in the final chain), or, when the node asked does not know it, whether
-   * its answer proves that node had the final chain through the transaction's deadline, as of `final` (read
-   * first, maybe from another backend): only such an absence is evidence (docs/money-out.md, "What an RPC answer
-   * proves").
-   */
-  lookup(network: string, tx: SignedTransfer, final: FinalPoint): Promise<Lookup>;
-}
-
-/** The chain's final point: a deadline's measure (a block height, or a block time in ms) and the final head's number. */
-export interface FinalPoint {
-  point: bigint;
-  height: bigint;
-}
-
-export type Lookup = { found: { final: boolean; succeeded: boolean; block: bigint } } | { found: null; absenceProven: boolean };
+import { transferOf, unknown, type AtBoundary, type HotWallet, type NotSentProof, type PayoutBoundary, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { expiryVerdict } from './expiry-verdict.js';
 
 export interface ExpiringPayoutOptions {
   /**
@@ -53,11 +16,9 @@ export interface ExpiringPayoutOptions {
    * its node's height) before it is recorded expired: the second, on a later attempt, is what `expired` rests on.
    */
   expiryConfirmSeconds: number;
-  /** Called at each boundary; a test makes it never return, as a killed process never goes on. */
-  atBoundary?: (boundary: PayoutBoundary, payoutId: string) => Promise<void>;
+  atBoundary?: AtBoundary;
 }
 
-const unknown = (reason: string): PayoutOutcome => ({ kind: 'unknown', reason });
 const notSent = (proof: NotSentProof, reason: string): PayoutOutcome => ({ kind: 'not_sent', proof, reason });
 const LEASE_LOST = 'the lease on the payout was lost, or another process signed it first';
 
@@ -71,7 +32,7 @@ const LEASE_LOST = 'the lease on the payout was lost, or another process signed 
  * transaction is signed afresh (within the fee the quote charged) up to `maxSignings` times; funds are released
  * only on proof (`not_sent`), and anything in doubt is `unknown`.
  */
-export class ExpiringPayouts {
+export class ExpiringPayouts implements HotWallet {
   constructor(
     private readonly db: Database,
     private readonly catalog: Catalog,
@@ -154,7 +115,7 @@ export class ExpiringPayouts {
     if (request.cancelRequested) return notSent(proof, `Cancelled by the operator; nothing was sent.${expired}`);
     if (signed >= this.options.maxSignings) return notSent(proof, `Nothing was sent.${expired} No transaction is signed again.`);
     if (request.feeCap === null) return unknown('no fresh price converts the quoted network fee into the native asset; retried');
-    const answer = await this.driver.sign(request, request.feeCap);
+    const answer = await this.driver.sign(transferOf(request), request.feeCap);
     if ('refused' in answer) return notSent(proof, `${answer.refused}${expired}`);
     const tx: ExpiringTx = { ...answer.signed, signing: signed + 1, status: 'signed' };
     if (!(await recordSigned(this.db, request.lease, request.network, tx))) return unknown(LEASE_LOST);
@@ -179,4 +140,3 @@ export class ExpiringPayouts {
     return { kind: 'sent', txHash: tx.txId };
   }
 }
-

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import { addressByteLength, encodeAddress } from '../chains/address-codecs.js';
+import { addressByteLength, encodeAddress } from '../providers/chains/address-codecs.js';
 import type { CustodyProvider } from './custody-provider.js';
 
 /** Versioned so that changing the derivation later is a deliberate, visible break. */
@@ -16,9 +16,6 @@ export const sandboxCustody: CustodyProvider = {
   networks: 'all',
   // Sandbox payouts never leave the service: the sandbox's own progress (or the simulate helper) settles them.
   payoutRefusal: () => null,
-  async advancePayout() {
-    throw new Error('sandbox payouts are settled by the sandbox progress sweep, never sent');
-  },
   async createDepositAddress({ ownerKey, asset, network, addressFormat }) {
     // JSON keeps the fields apart, so ('ab', 'c') and ('a', 'bc') never hash alike.
     const digest = sha256(utf8ToBytes(JSON.stringify([DERIVATION_TAG, ownerKey, asset, network])));
