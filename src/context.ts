@@ -29,6 +29,8 @@ import { PayoutExecution } from './use-cases/payout-execution.js';
 import { PayoutQuotes } from './use-cases/payout-quotes.js';
 import { PayoutSettlement } from './use-cases/payout-settlement.js';
 import { Payouts } from './use-cases/payouts.js';
+import { Discrepancies } from './use-cases/discrepancies.js';
+import { Operations } from './use-cases/once.js';
 import { SandboxPayouts } from './use-cases/sandbox-payouts.js';
 import { Refunds } from './use-cases/refunds.js';
 import { RefundAddressRequests } from './use-cases/refund-address-requests.js';
@@ -69,6 +71,8 @@ export interface AppContext {
   /** The operator's look at live payouts, and their cancellation. */
   operatorPayouts: OperatorPayouts;
   paymentIntents: PaymentIntents;
+  /** An intent's over- or underpayment the partner accepts as it is. */
+  discrepancies: Discrepancies;
   addresses: Addresses;
   /** Refund addresses the payer gives through a single-use link (docs/refunds.md, "The refund address the payer gives"). */
   refundAddressRequests: RefundAddressRequests;
@@ -176,8 +180,9 @@ export async function createContext(config: Config, database: Database, options:
     ...config.livePayouts,
     atBoundary: options.atPayoutBoundary,
   });
-  const payoutQuotes = new PayoutQuotes(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds);
-  const payoutExecution = new PayoutExecution(prices, custody, clock, config.pricesMaxAgeSeconds, outbound, config.livePayouts.leaseSeconds);
+  const operations = new Operations(db);
+  const payoutQuotes = new PayoutQuotes(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, operations);
+  const payoutExecution = new PayoutExecution(prices, custody, clock, config.pricesMaxAgeSeconds, outbound, config.livePayouts.leaseSeconds, operations);
   const payouts = new Payouts();
   const sandboxPayouts = new SandboxPayouts(db, catalog, clock, settlement);
   return {
@@ -188,16 +193,17 @@ export async function createContext(config: Config, database: Database, options:
     cursors,
     limiter,
     callers,
-    idempotency: new Idempotency(db, config.docsBaseUrl, metrics),
+    idempotency: new Idempotency(config.docsBaseUrl, metrics),
     lockouts: new AuthLockouts(config.authFailuresPerMinute, limiter.failureCounters),
     // The instance that changes a credential refuses the old answer and knows a new key at once, before its own
     // notification arrives.
     operator: new OperatorService(db, catalog, clock, (organizationId) => callers.changed(organizationId)),
     operatorPayouts: new OperatorPayouts(db, catalog, clock),
-    paymentIntents: new PaymentIntents(db, catalog, custody, clock),
-    addresses: new Addresses(catalog, custody, clock),
-    refundAddressRequests: new RefundAddressRequests(db, catalog, clock, config.publicUrl),
-    simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics),
+    paymentIntents: new PaymentIntents(db, catalog, custody, clock, operations),
+    discrepancies: new Discrepancies(clock, operations),
+    addresses: new Addresses(catalog, custody, clock, operations),
+    refundAddressRequests: new RefundAddressRequests(db, catalog, clock, config.publicUrl, operations),
+    simulator: new DepositSimulator(db, catalog, clock, prices, config.pricesMaxAgeSeconds, metrics, operations),
     prices,
     transactions: new Transactions(),
     reports: new TransactionReports(catalog),
@@ -208,8 +214,8 @@ export async function createContext(config: Config, database: Database, options:
     payouts,
     sandboxPayouts,
     outbound,
-    refunds: new Refunds(db, catalog, clock, payoutQuotes, payoutExecution, payouts, sandboxPayouts),
-    webhooks: new Webhooks(db, events, resolve),
+    refunds: new Refunds(db, catalog, clock, payoutQuotes, payoutExecution, payouts, sandboxPayouts, operations),
+    webhooks: new Webhooks(db, events, resolve, operations),
     metrics,
     webhookTransport: options.webhookTransport ?? new HttpWebhookTransport({ timeoutMs: config.webhookTimeoutMs, resolve }),
     liveEvm: wallets.liveEvm,

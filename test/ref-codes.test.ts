@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../src/domain/access.js';
 import { REF_CODE_DRAWS, REF_CODE_RETENTION_DAYS } from '../src/domain/payment-intents.js';
 import { custodyFor } from '../src/custody/index.js';
+import { Operations } from '../src/use-cases/once.js';
 import { PaymentIntents, type IntentView } from '../src/use-cases/payment-intents.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { sandboxCaller } from './support/caller.js';
@@ -30,7 +31,7 @@ afterAll(() => t.close());
 function intentsDrawing(clock: ManualClock, codes: string[]) {
   const drawn: string[] = [];
   let next = 0;
-  const intents = new PaymentIntents(t.db, t.ctx.catalog, custodyFor, clock, () => {
+  const intents = new PaymentIntents(t.db, t.ctx.catalog, custodyFor, clock, new Operations(t.db), () => {
     const code = codes[next++ % codes.length]!;
     drawn.push(code);
     return code;

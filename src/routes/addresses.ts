@@ -23,10 +23,7 @@ export function addressRoutes(app: App, { db, cursors, idempotency, addresses }:
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => {
-        const prepared = await addresses.prepare(request.caller!, request.body);
-        return async (tx) => ({ status: 201, body: presentAddress(await addresses.record(tx, prepared)) });
-      }),
+      idempotency.send(reply, await addresses.create(request.caller!, request.body, idempotency.once(request, reply, (row) => ({ status: 201, body: presentAddress(row) })))),
   );
 
   app.get(

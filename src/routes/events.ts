@@ -88,9 +88,9 @@ export function eventRoutes(app: App, { db, cursors, events, idempotency, webhoo
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => async (tx) => ({
-        status: 202,
-        body: presentDelivery(await webhooks.replay(tx, tenantOf(request.caller!), request.params.event_id)),
-      })),
+      idempotency.send(
+        reply,
+        await webhooks.replayOnce(tenantOf(request.caller!), request.params.event_id, idempotency.once(request, reply, (delivery) => ({ status: 202, body: presentDelivery(delivery) }))),
+      ),
   );
 }

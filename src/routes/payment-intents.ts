@@ -2,7 +2,6 @@ import { Type } from 'typebox';
 import type { App } from '../http/route-config.js';
 import type { AppContext } from '../context.js';
 import { ListEnvelope, PageQuery } from '../http/pagination.js';
-import { acceptDiscrepancy } from '../use-cases/discrepancies.js';
 import { AcceptDiscrepancyBody, CreatePaymentIntentBody, PaymentIntent, presentIntent } from '../http/resources/payment-intent.js';
 import { errorResponses, ExternalRefText, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../domain/tenancy.js';
@@ -10,7 +9,7 @@ import { tenantOf } from '../domain/tenancy.js';
 const tags = ['payment intents'];
 const LIST = 'payment_intents';
 
-export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency, paymentIntents }: AppContext): void {
+export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency, paymentIntents, discrepancies }: AppContext): void {
   app.post(
     '/payment-intents',
     {
@@ -24,10 +23,10 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       },
     },
     async (request, reply) =>
-      idempotency.runSingleStatement(request, reply, async () => {
-        const prepared = await paymentIntents.prepare(request.caller!, request.body);
-        return (sql, answer) => paymentIntents.record(sql, prepared, (view) => answer(201, presentIntent(view, clock.now())));
-      }),
+      idempotency.send(
+        reply,
+        await paymentIntents.create(request.caller!, request.body, idempotency.once(request, reply, (view) => ({ status: 201, body: presentIntent(view, clock.now()) }))),
+      ),
   );
 
   app.get(
@@ -82,9 +81,14 @@ export function paymentIntentRoutes(app: App, { db, clock, cursors, idempotency,
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => {
-        const accept = acceptDiscrepancy(clock, tenantOf(request.caller!), request.params.payment_intent_id, request.body.note ?? null);
-        return async (tx) => ({ status: 200, body: presentIntent(await accept(tx), clock.now()) });
-      }),
+      idempotency.send(
+        reply,
+        await discrepancies.accept(
+          request.caller!,
+          request.params.payment_intent_id,
+          request.body.note ?? null,
+          idempotency.once(request, reply, (view) => ({ status: 200, body: presentIntent(view, clock.now()) })),
+        ),
+      ),
   );
 }

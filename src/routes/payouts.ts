@@ -29,10 +29,7 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
       },
     },
     async (request, reply) =>
-      idempotency.runSingleStatement(request, reply, async () => {
-        const write = await payoutQuotes.prepareQuote(request.caller!, request.body);
-        return (sql, answer) => write(sql, (view) => answer(201, presentQuote(view)));
-      }),
+      idempotency.send(reply, await payoutQuotes.quote(request.caller!, request.body, idempotency.once(request, reply, (view) => ({ status: 201, body: presentQuote(view) })))),
   );
 
   app.post(
@@ -50,13 +47,10 @@ export function payoutRoutes(app: App, { db, config, cursors, idempotency, payou
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => {
-        const write = await payoutExecution.executeQuote(request.caller!, request.body.quote_id);
-        return async (tx) => {
-          const { payout, afterCommit } = await write(tx);
-          return { status: 201, body: presentPayout(payout, trackingBase), afterCommit };
-        };
-      }),
+      idempotency.send(
+        reply,
+        await payoutExecution.executeQuote(request.caller!, request.body.quote_id, idempotency.once(request, reply, (payout) => ({ status: 201, body: presentPayout(payout, trackingBase) }))),
+      ),
   );
 
   app.get(

@@ -34,11 +34,16 @@ export function refundAddressRequestRoutes(app: App, { db, clock, idempotency, r
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => async (tx) => {
-        const created = await refundAddressRequests.create(tx, tenantOf(request.caller!), request.params.payment_intent_id, request.body);
-        // The link is the payer's capability: never stored readable, so a replay answers it null.
-        return { status: 201, body: presentRefundAddressRequest(created, clock.now()), secrets: ['url'] };
-      }),
+      idempotency.send(
+        reply,
+        await refundAddressRequests.createOnce(
+          tenantOf(request.caller!),
+          request.params.payment_intent_id,
+          request.body,
+          // The link is the payer's capability: never stored readable, so a replay answers it null.
+          idempotency.once(request, reply, (created) => ({ status: 201, body: presentRefundAddressRequest(created, clock.now()), secrets: ['url'] })),
+        ),
+      ),
   );
 
   app.get(
@@ -69,9 +74,13 @@ export function refundAddressRequestRoutes(app: App, { db, clock, idempotency, r
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => async (tx) => {
-        const cancelled = await refundAddressRequests.cancel(tx, tenantOf(request.caller!), request.params.id);
-        return { status: 200, body: presentRefundAddressRequest(cancelled, clock.now()) };
-      }),
+      idempotency.send(
+        reply,
+        await refundAddressRequests.cancelOnce(
+          tenantOf(request.caller!),
+          request.params.id,
+          idempotency.once(request, reply, (cancelled) => ({ status: 200, body: presentRefundAddressRequest(cancelled, clock.now()) })),
+        ),
+      ),
   );
 }

@@ -38,10 +38,10 @@ export function refundRoutes(app: App, { db, cursors, idempotency, refunds }: Ap
       },
     },
     async (request, reply) =>
-      idempotency.runSingleStatement(request, reply, async () => {
-        const write = await refunds.prepareQuote(request.caller!, request.params.id, request.body);
-        return (sql, answer) => write(sql, (view) => answer(201, presentRefundQuote(view)));
-      }),
+      idempotency.send(
+        reply,
+        await refunds.quote(request.caller!, request.params.id, request.body, idempotency.once(request, reply, (view) => ({ status: 201, body: presentRefundQuote(view) }))),
+      ),
   );
 
   app.post(
@@ -65,13 +65,7 @@ export function refundRoutes(app: App, { db, cursors, idempotency, refunds }: Ap
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, async () => {
-        const write = await refunds.executeQuote(request.caller!, request.body.quote_id);
-        return async (tx) => {
-          const { payout, afterCommit } = await write(tx);
-          return { status: 201, body: presentRefund(payout), afterCommit };
-        };
-      }),
+      idempotency.send(reply, await refunds.execute(request.caller!, request.body.quote_id, idempotency.once(request, reply, (refund) => ({ status: 201, body: presentRefund(refund) })))),
   );
 
   app.get(

@@ -9,7 +9,7 @@ import { Payout, presentPayout } from '../http/resources/payout.js';
 import { presentRefund, Refund } from '../http/resources/refund.js';
 import { errorEnvelope } from '../http/error-codes.js';
 import { readIdempotencyKey } from '../http/idempotency.js';
-import { checkPaymentIntentId } from '../use-cases/payment-intents.js';
+import { checkPaymentIntentId, type IntentView } from '../use-cases/payment-intents.js';
 import { PayoutStateConflict } from '../use-cases/sandbox-payouts.js';
 import { AmountInput, CodeText, ErrorEnvelopeSchema, errorResponses, PARTNER_ERRORS, PathId } from '../http/schemas.js';
 import { tenantOf } from '../domain/tenancy.js';
@@ -53,13 +53,8 @@ export function sandboxRoutes(app: App, { clock, config, idempotency, simulator,
       if (readIdempotencyKey(request) === null) {
         return presentIntent(await simulator.simulateIntentDeposit(tenant, request.params.id, request.body), clock.now());
       }
-      return idempotency.run(request, reply, async () => {
-        const deposit = await simulator.intentDeposit(tenant, request.params.id, request.body);
-        return async (tx) => {
-          const { view, credit } = await deposit(tx);
-          return { status: 200, body: presentIntent(view, clock.now()), afterCommit: async () => simulator.countCredit(tenant, credit) };
-        };
-      });
+      const once = idempotency.once(request, reply, (view: IntentView) => ({ status: 200, body: presentIntent(view, clock.now()) }));
+      return idempotency.send(reply, await simulator.simulateIntentDepositOnce(tenant, request.params.id, request.body, once));
     },
   );
 

@@ -11,6 +11,7 @@ import type { Sql } from '../store/database.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
 import { tenantOf, type Tenant } from '../domain/tenancy.js';
+import type { Answer, Once, Operations } from './once.js';
 import { checkExternalRef } from './payment-intents.js';
 
 export interface CreateAddressInput {
@@ -41,10 +42,19 @@ export class Addresses {
     private readonly catalog: Catalog,
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
     private readonly clock: Clock,
+    private readonly operations: Operations,
   ) {}
 
+  /** POST /addresses, once per idempotency key: the custody call outside any transaction, then the row with the key's claim. */
+  create(caller: Caller, input: CreateAddressInput, once: Once<AddressRow>): Promise<Answer> {
+    return this.operations.once(once, async () => {
+      const prepared = await this.prepare(caller, input);
+      return async (tx) => ({ value: await this.record(tx, prepared) });
+    });
+  }
+
   /** Step one, outside any transaction: validation and the custody call. */
-  async prepare(caller: Caller, input: CreateAddressInput): Promise<PreparedAddress> {
+  private async prepare(caller: Caller, input: CreateAddressInput): Promise<PreparedAddress> {
     const networks = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
     if (!networks.some((n) => n.network === input.network)) {
       throw new DomainError(
@@ -68,7 +78,7 @@ export class Addresses {
   }
 
   /** Step two, in the caller's transaction: the profile (created on first use) and the address row. */
-  async record(tx: Sql, prepared: PreparedAddress): Promise<AddressRow> {
+  private async record(tx: Sql, prepared: PreparedAddress): Promise<AddressRow> {
     const { tenant, externalRef } = prepared;
     const profileId = externalRef === null ? null : await ensureProfile(tx, tenant.organizationId, tenant.mode, externalRef);
     return insertAddress(tx, {

@@ -1,3 +1,4 @@
+import type { Caller } from '../domain/access.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { acceptanceOf, discrepancyOf, intentMoney, type Discrepancy } from '../domain/discrepancies.js';
@@ -5,9 +6,10 @@ import { Decimal } from '../domain/money.js';
 import { effectiveStatus } from '../domain/payment-intents.js';
 import type { Sql } from '../store/database.js';
 import { findIntentWithAddresses, recordAcceptance } from '../store/payment-intents.js';
-import type { Tenant } from '../domain/tenancy.js';
+import { tenantOf, type Tenant } from '../domain/tenancy.js';
 import { recordEvent } from './events.js';
 import { expireIntent } from './expiry.js';
+import type { Answer, Once, Operations } from './once.js';
 import { checkPaymentIntentId, type IntentView } from './payment-intents.js';
 
 /** The intent's discrepancy as of `now` (docs/money-in.md, "Discrepancies"). */
@@ -19,7 +21,7 @@ export const intentDiscrepancy = (view: IntentView, now: Date): Discrepancy | nu
  * accepted; accepting one already accepted or refunded is 409 invalid_state, so a retry without the same
  * Idempotency-Key cannot write a second event.
  */
-export function acceptDiscrepancy(clock: Clock, tenant: Tenant, id: string, note: string | null): (tx: Sql) => Promise<IntentView> {
+function acceptDiscrepancy(clock: Clock, tenant: Tenant, id: string, note: string | null): (tx: Sql) => Promise<IntentView> {
   checkPaymentIntentId(id, 'payment_intent_id');
   return async (tx) => {
     const locked = await findIntentWithAddresses(tx, tenant, id, true);
@@ -54,4 +56,20 @@ export function acceptDiscrepancy(clock: Clock, tenant: Tenant, id: string, note
     );
     return { ...view, discrepancy_acceptance: acceptance };
   };
+}
+
+/** Discrepancies the partner decides on (docs/money-in.md, "Discrepancies"). */
+export class Discrepancies {
+  constructor(
+    private readonly clock: Clock,
+    private readonly operations: Operations,
+  ) {}
+
+  /** POST /payment-intents/{id}/accept-discrepancy, once per idempotency key. */
+  accept(caller: Caller, id: string, note: string | null, once: Once<IntentView>): Promise<Answer> {
+    return this.operations.once(once, async () => {
+      const accept = acceptDiscrepancy(this.clock, tenantOf(caller), id, note);
+      return async (tx) => ({ value: await accept(tx) });
+    });
+  }
 }

@@ -24,6 +24,7 @@ import type { PageRequest } from '../store/pagination.js';
 import * as intents from '../store/payment-intents.js';
 import type { NewIntent, NewIntentAddress } from '../store/payment-intents.js';
 import type { AnswerClaim } from '../store/idempotency.js';
+import type { Answer, Once, Operations } from './once.js';
 import { ensureProfile, profileFilter } from '../store/profiles.js';
 import { tenantOf, type Tenant } from '../domain/tenancy.js';
 
@@ -90,9 +91,21 @@ export class PaymentIntents {
     private readonly catalog: Catalog,
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
     private readonly clock: Clock,
+    private readonly operations: Operations,
     private readonly drawRefCode: () => string = generateRefCode,
   ) {
     this.reads = new CoalescedReads((keys) => intents.findIntentsWithAddresses(db, keys), INTENT_READS_IN_FLIGHT, INTENT_READS_PER_STATEMENT, INTENT_READS_STALL_MS);
+  }
+
+  /**
+   * POST /payment-intents, once per idempotency key: prepared outside any transaction (`prepare`), then recorded
+   * with the key's claim and its answer in one statement (`record`).
+   */
+  create(caller: Caller, input: CreateIntentInput, once: Once<IntentView>): Promise<Answer> {
+    return this.operations.inOneStatement(once, async () => {
+      const prepared = await this.prepare(caller, input);
+      return (sql, claim) => this.record(sql, prepared, claim);
+    });
   }
 
   /**

@@ -8,7 +8,7 @@ import type { PriceSnapshot } from '../domain/price-snapshot.js';
 import { tenantOf, type Tenant } from '../domain/tenancy.js';
 import { unitPricesOf } from '../domain/unit-prices.js';
 import type { CustodyProvider } from '../custody/index.js';
-import type { OutboundEngine, SweepLog } from '../outbound/engine.js';
+import type { OutboundEngine } from '../outbound/engine.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Sql } from '../store/database.js';
 import { reserveFunds, type Owner } from '../store/ledger.js';
@@ -16,10 +16,8 @@ import { newLease } from '../store/payout-leases.js';
 import * as store from '../store/payouts.js';
 import type { PayoutRow, QuoteRow } from '../store/payouts.js';
 import { insertPayoutTransaction } from '../store/transactions.js';
+import type { Answer, Done, Once, Operations } from './once.js';
 import { recordPayoutEvent } from './payout-settlement.js';
-
-/** What to do once the payout's transaction has committed (a live payout's first attempt, by the outbound engine). */
-export type AfterCommit = ((log: SweepLog) => Promise<void>) | null;
 
 /** A check of the quote's own kind, under its lock, before anything is reserved (a refund: that the intent still can). */
 export type QuoteCheck = (tx: Sql, tenant: Tenant, quote: QuoteRow, now: Date) => Promise<void>;
@@ -37,20 +35,23 @@ export class PayoutExecution {
     private readonly priceMaxAgeSeconds: number,
     private readonly outbound: OutboundEngine,
     private readonly leaseSeconds: number,
+    private readonly operations: Operations,
   ) {}
 
   /**
-   * Execution of a payout quote: the prices the row is valued at are read first (a feed is an outside call, never
-   * made inside a transaction); the answered step runs in the caller's transaction.
+   * POST /payouts, once per idempotency key: the prices the row is valued at are read first (a feed is an outside
+   * call, never made inside a transaction), then the quote executes with the key's claim in one transaction.
    */
-  async executeQuote(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
-    const snapshot = await this.prices.current();
-    return (tx) => this.execute(tx, tenantOf(caller), quoteId, 'payout', snapshot);
+  executeQuote(caller: Caller, quoteId: string, once: Once<PayoutRow>): Promise<Answer> {
+    return this.executeOnce(caller, quoteId, 'payout', once);
   }
 
-  /** The prices a quote's execution values its row at (read before the transaction: a feed is an outside call). */
-  snapshot(): Promise<PriceSnapshot | null> {
-    return this.prices.current();
+  /** The quote of `kind` executed once per idempotency key, after `check` (`execute`); a refund's, from refunds.ts. */
+  executeOnce(caller: Caller, quoteId: string, kind: PayoutKind, once: Once<PayoutRow>, check?: QuoteCheck): Promise<Answer> {
+    return this.operations.once(once, async () => {
+      const snapshot = await this.prices.current();
+      return (tx) => this.execute(tx, tenantOf(caller), quoteId, kind, snapshot, check);
+    });
   }
 
   /**
@@ -58,7 +59,7 @@ export class PayoutExecution {
    * refused before anything is written when the network cannot pay out, the quote is unknown, used (live) or expired;
    * `check` runs under the quote's lock before the reservation.
    */
-  async execute(tx: Sql, tenant: Tenant, quoteId: string, kind: PayoutKind, snapshot: PriceSnapshot | null, check?: QuoteCheck): Promise<{ payout: PayoutRow; afterCommit: AfterCommit }> {
+  private async execute(tx: Sql, tenant: Tenant, quoteId: string, kind: PayoutKind, snapshot: PriceSnapshot | null, check?: QuoteCheck): Promise<Done<PayoutRow>> {
     const quote = await store.lockQuote(tx, tenant, quoteId, kind);
     if (!quote) throw new DomainError('quote_not_found', `No ${kind} quote with that id.`, 'quote_id');
     const refusal = tenant.mode === 'live' ? this.custodyFor('live').payoutRefusal(quote.network) : null;
@@ -69,7 +70,7 @@ export class PayoutExecution {
     const id = sandbox ? sandboxPayoutId(tenant.organizationId, quote.id) : randomUUID();
     if (sandbox) {
       const existing = await store.findPayout(tx, tenant, id);
-      if (existing) return { payout: existing, afterCommit: null };
+      if (existing) return { value: existing };
     } else if (quote.used_at) {
       throw new DomainError('quote_already_used', 'This quote was already executed; quotes are single-use. Request a new quote.', 'quote_id');
     }
@@ -132,7 +133,7 @@ export class PayoutExecution {
       refund_reason: quote.refund_reason,
     });
     await recordPayoutEvent(tx, tenant, 'payout.created', payout, now);
-    if (!lease) return { payout, afterCommit: null };
-    return { payout, afterCommit: (log) => this.outbound.firstAttempt({ payout: { ...payout, cancel_requested_at: null, attempts: 0 }, lease }, log) };
+    if (!lease) return { value: payout };
+    return { value: payout, afterCommit: (log) => this.outbound.firstAttempt({ payout: { ...payout, cancel_requested_at: null, attempts: 0 }, lease }, log) };
   }
 }

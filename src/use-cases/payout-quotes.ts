@@ -18,6 +18,7 @@ import { availableBalances } from '../store/ledger.js';
 import * as store from '../store/payouts.js';
 import type { QuoteRow } from '../store/payouts.js';
 import { ensureProfile, findProfileId } from '../store/profiles.js';
+import type { Answer, Once, Operations } from './once.js';
 import { checkExternalRef } from './payment-intents.js';
 
 export interface QuoteInput {
@@ -57,14 +58,20 @@ export class PayoutQuotes {
     private readonly custodyFor: (mode: Tenant['mode']) => CustodyProvider,
     private readonly clock: Clock,
     private readonly priceMaxAgeSeconds: number,
+    private readonly operations: Operations,
   ) {}
+
+  /** POST /payouts/quote, once per idempotency key: priced outside any transaction, stored with the key's claim in one statement. */
+  quote(caller: Caller, input: QuoteInput, once: Once<QuoteView>): Promise<Answer> {
+    return this.operations.inOneStatement(once, () => this.prepareQuote(caller, input));
+  }
 
   /**
    * Step one, outside any transaction: validates the request, prices every network the destination is valid
    * on and picks the route. Answers the step that stores the quote, in one statement with the idempotency
    * record holding `answer(view)` (false: another request holds the key, nothing was written).
    */
-  async prepareQuote(caller: Caller, input: QuoteInput): Promise<(sql: Sql, answer: (view: QuoteView) => AnswerClaim) => Promise<boolean>> {
+  private async prepareQuote(caller: Caller, input: QuoteInput): Promise<(sql: Sql, answer: (view: QuoteView) => AnswerClaim) => Promise<boolean>> {
     const tenant = tenantOf(caller);
     const listed = this.catalog.activeNetworks(caller.organizationSettings, caller.mode, input.asset);
     if (listed.length === 0) {

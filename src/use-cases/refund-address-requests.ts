@@ -31,6 +31,7 @@ import {
 import type { Tenant } from '../domain/tenancy.js';
 import { recordEvent } from './events.js';
 import { checkPaymentIntentId } from './payment-intents.js';
+import type { Answer, Once, Operations } from './once.js';
 
 export interface CreateRefundAddressRequestInput {
   expires_in_seconds?: number;
@@ -82,10 +83,21 @@ export class RefundAddressRequests {
     private readonly clock: Clock,
     /** The service's public URL, where links point. */
     private readonly publicUrl: string,
+    private readonly operations: Operations,
   ) {}
 
+  /** POST /payment-intents/{id}/refund-address-requests, once per idempotency key (the link is answered once, stored null). */
+  createOnce(tenant: Tenant, paymentIntentId: string, input: CreateRefundAddressRequestInput, once: Once<RefundAddressRequestView>): Promise<Answer> {
+    return this.operations.once(once, async () => async (tx) => ({ value: await this.create(tx, tenant, paymentIntentId, input) }));
+  }
+
+  /** POST /refund-address-requests/{id}/cancel, once per idempotency key. */
+  cancelOnce(tenant: Tenant, id: string, once: Once<RefundAddressRequestView>): Promise<Answer> {
+    return this.operations.once(once, async () => async (tx) => ({ value: await this.cancel(tx, tenant, id) }));
+  }
+
   /** In the caller's transaction (the IDEM key's): 404 for another tenant's intent, 400 for one that received nothing. */
-  async create(tx: Sql, tenant: Tenant, paymentIntentId: string, input: CreateRefundAddressRequestInput): Promise<RefundAddressRequestView> {
+  private async create(tx: Sql, tenant: Tenant, paymentIntentId: string, input: CreateRefundAddressRequestInput): Promise<RefundAddressRequestView> {
     checkPaymentIntentId(paymentIntentId, 'payment_intent_id');
     const ttl = input.expires_in_seconds ?? REFUND_LINK_TTL_SECONDS.default;
     const intent = await findIntent(tx, tenant, paymentIntentId);
@@ -116,7 +128,7 @@ export class RefundAddressRequests {
   }
 
   /** Closes the link before the payer uses it; a request already submitted, cancelled or expired is 409. */
-  async cancel(tx: Sql, tenant: Tenant, id: string): Promise<RefundAddressRequestView> {
+  private async cancel(tx: Sql, tenant: Tenant, id: string): Promise<RefundAddressRequestView> {
     const row = isUuid(id) ? await cancelRefundAddressRequest(tx, tenant, id, this.clock.now()) : null;
     if (row) return { ...row, url: null };
     // Read after the refused change, so a submission that committed meanwhile is what the message names.

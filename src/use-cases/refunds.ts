@@ -18,7 +18,8 @@ import { submittedRefundAddress } from '../store/refund-address-requests.js';
 import { receivedPairs } from '../store/refunds.js';
 import { tenantOf, type Tenant } from '../domain/tenancy.js';
 import { checkPaymentIntentId } from './payment-intents.js';
-import type { AfterCommit, PayoutExecution } from './payout-execution.js';
+import type { Answer, Once, Operations } from './once.js';
+import type { PayoutExecution } from './payout-execution.js';
 import type { PayoutQuotes } from './payout-quotes.js';
 import type { Payouts } from './payouts.js';
 import { checkRefundable } from './refund-checks.js';
@@ -58,14 +59,20 @@ export class Refunds {
     private readonly execution: PayoutExecution,
     private readonly payouts: Payouts,
     private readonly sandbox: SandboxPayouts,
+    private readonly operations: Operations,
   ) {}
+
+  /** POST /payment-intents/{id}/refunds/quote, once per idempotency key: stored with the key's claim in one statement. */
+  quote(caller: Caller, intentId: string, input: RefundQuoteInput, once: Once<RefundQuoteView>): Promise<Answer> {
+    return this.operations.inOneStatement(once, () => this.prepareQuote(caller, intentId, input));
+  }
 
   /**
    * Step one, outside any transaction: reads the intent and what it received, picks the pair and the amount,
    * checks the destination, prices the network fee as a payout's. Answers the statement that stores the quote with
    * the idempotency record holding `answer(view)` (false: another request holds the key).
    */
-  async prepareQuote(
+  private async prepareQuote(
     caller: Caller,
     intentId: string,
     input: RefundQuoteInput,
@@ -204,13 +211,12 @@ export class Refunds {
   }
 
   /**
-   * Step two: the refund quote executed. The prices are read first (an outside call); the answered step runs in the
-   * caller's transaction, and checks under the intent's row lock, taken before any ledger account as a deposit
-   * takes it (refunds of one intent queue there), that the intent can still refund the amount.
+   * POST /refunds, once per idempotency key: the refund quote executed as a payout's is, after a check under the
+   * intent's row lock (taken before any ledger account, as a deposit takes it: refunds of one intent queue there) that
+   * the intent can still refund the amount.
    */
-  async executeQuote(caller: Caller, quoteId: string): Promise<(tx: Sql) => Promise<{ payout: PayoutRow; afterCommit: AfterCommit }>> {
-    const snapshot = await this.execution.snapshot();
-    return (tx) => this.execution.execute(tx, tenantOf(caller), quoteId, 'refund', snapshot, checkRefundable);
+  execute(caller: Caller, quoteId: string, once: Once<PayoutRow>): Promise<Answer> {
+    return this.execution.executeOnce(caller, quoteId, 'refund', once, checkRefundable);
   }
 
   // Reads and the sandbox ------------------------------------------------------------------------------------

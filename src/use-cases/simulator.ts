@@ -13,6 +13,7 @@ import { findIntentWithAddresses } from '../store/payment-intents.js';
 import { countDepositsTo } from '../store/transactions.js';
 import type { Tenant } from '../domain/tenancy.js';
 import { creditDeposit, type CreditPrices, type CreditResult } from './deposits.js';
+import type { Answer, Once, Operations } from './once.js';
 import type { IntentView } from './payment-intents.js';
 
 export interface SimulateIntentDeposit {
@@ -40,6 +41,7 @@ export class DepositSimulator {
     private readonly prices: PriceSource,
     private readonly priceMaxAgeSeconds: number,
     private readonly metrics: Metrics,
+    private readonly operations: Operations,
   ) {}
 
   /** Prices for the credit, fetched before its transaction opens (a price feed is an outside call). */
@@ -57,12 +59,22 @@ export class DepositSimulator {
     return view;
   }
 
+  /** `simulateIntentDeposit` once per idempotency key (a key also guards a partial deposit); the credit is counted once committed. */
+  simulateIntentDepositOnce(tenant: Tenant, intentId: string, input: SimulateIntentDeposit, once: Once<IntentView>): Promise<Answer> {
+    return this.operations.once(once, async () => {
+      const deposit = await this.intentDeposit(tenant, intentId, input);
+      return async (tx) => {
+        const { view, credit } = await deposit(tx);
+        return { value: view, afterCommit: async () => this.countCredit(tenant, credit) };
+      };
+    });
+  }
+
   /**
-   * `simulateIntentDeposit` in the two steps an IDEM route runs: prices are fetched now, outside any
-   * transaction; the returned step credits in the caller's transaction, and the caller counts the credit once
-   * committed (`countCredit`).
+   * `simulateIntentDeposit` in two steps: prices are fetched now, outside any transaction; the returned step
+   * credits in the caller's transaction, and the caller counts the credit once committed (`countCredit`).
    */
-  async intentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<(tx: Sql) => Promise<SimulatedIntentDeposit>> {
+  private async intentDeposit(tenant: Tenant, intentId: string, input: SimulateIntentDeposit): Promise<(tx: Sql) => Promise<SimulatedIntentDeposit>> {
     const prices = await this.creditPrices();
     return async (tx) => {
       const intent = await findIntentWithAddresses(tx, tenant, intentId, true);

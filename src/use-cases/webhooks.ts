@@ -18,6 +18,7 @@ import type { DeliveryRow } from '../store/webhook-deliveries.js';
 import * as endpoints from '../store/webhook-endpoints.js';
 import type { WebhookEndpointRow } from '../store/webhook-endpoints.js';
 import type { EventLog } from './events.js';
+import type { Answer, Once, Operations } from './once.js';
 
 /** A delivery as the API and the dashboard present it. */
 export type { DeliveryRow };
@@ -40,6 +41,7 @@ export class Webhooks {
     private readonly db: Database,
     private readonly events: EventLog,
     private readonly resolve: Resolve,
+    private readonly operations: Operations,
   ) {}
 
   /** PUT semantics: the endpoint becomes exactly `{url, enabled}` (enabled unless said otherwise). */
@@ -100,6 +102,11 @@ export class Webhooks {
       if (!endpoint?.enabled) throw notConfigured(mode);
       return deliveries.queueBulkReplay(tx, organizationId, mode, range, state);
     });
+  }
+
+  /** POST /events/{id}/replay, once per idempotency key (`replay`). */
+  replayOnce(tenant: Tenant, eventId: string, once: Once<DeliveryRow>): Promise<Answer> {
+    return this.operations.once(once, async () => async (tx) => ({ value: await this.replay(tx, tenant, eventId) }));
   }
 
   /** The partner's replay: one fresh delivery of the event, same event id, to the key's mode's endpoint. */
