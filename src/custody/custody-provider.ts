@@ -25,6 +25,15 @@ export interface DepositAddress {
  * between the service and its custody. Payouts themselves go out through the outbound engine (src/outbound/),
  * from the hot wallet of each network.
  */
+/**
+ * A live family's `payoutRefusal`: none on its networks when it can pay out, else what the operator must set
+ * (`missing`); a network it does not serve is named as not configured.
+ */
+export const refusalOf =
+  (networks: ReadonlySet<string>, canPay: boolean, missing: (network: string) => string) =>
+  (network: string): string | null =>
+    !networks.has(network) ? `Live payouts on ${network} are not configured on this deployment.` : canPay ? null : missing(network);
+
 export interface CustodyProvider {
   /**
    * The networks it can serve (mint addresses on, with a watcher crediting them): `all`, or these. For live

@@ -2,7 +2,7 @@ import { DomainError } from '../domain/errors.js';
 import type { SolanaDriver } from '../providers/chains/solana/payout-driver.js';
 import type { Database } from '../store/database.js';
 import { allocateOwner } from '../store/solana-owners.js';
-import type { CustodyProvider } from './custody-provider.js';
+import { refusalOf, type CustodyProvider } from './custody-provider.js';
 
 /**
  * Live custody on Solana networks where the operator holds the keys offline: each deposit address is an owner
@@ -14,12 +14,12 @@ import type { CustodyProvider } from './custody-provider.js';
 export function liveSolanaCustody(db: Database, networks: ReadonlySet<string>, driver: SolanaDriver | null = null): CustodyProvider {
   return {
     networks,
-    payoutRefusal: (network) =>
-      !networks.has(network)
-        ? `Live payouts on ${network} are not configured on this deployment.`
-        : driver
-          ? null
-          : `Live payouts on ${network} need a hot wallet: set CONNECT_SOLANA_SIGNER_KEY_FILE (see docs/live-solana.md); this deployment takes deposits there, and sends no payout.`,
+    payoutRefusal: refusalOf(
+      networks,
+      driver !== null,
+      (network) =>
+        `Live payouts on ${network} need a hot wallet: set CONNECT_SOLANA_SIGNER_KEY_FILE (see docs/live-solana.md); this deployment takes deposits there, and sends no payout.`,
+    ),
     payoutSurcharge: async (network, asset, destination) => (driver ? driver.accountCreationCost(network, asset, destination) : '0'),
     async createDepositAddress(request) {
       if (!networks.has(request.network)) {

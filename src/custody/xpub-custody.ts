@@ -7,7 +7,7 @@ import type { AddressUsed } from '../providers/chains/address-activity.js';
 import type { EvmXpub } from '../providers/chains/evm-xpub.js';
 import type { TronDriver } from '../providers/chains/tron/payout-driver.js';
 import type { TronXpub } from '../providers/chains/tron/xpub.js';
-import type { CustodyProvider } from './custody-provider.js';
+import { refusalOf, type CustodyProvider } from './custody-provider.js';
 
 /** A family's hot wallet as quotes see it (its payouts go out through src/outbound/): what the chain charges beyond the fee table. */
 interface HotWalletPrices {
@@ -77,13 +77,12 @@ function xpubCustody(db: Database, custody: XpubCustody): CustodyProvider {
   let checked: Promise<boolean> | null = null;
   return {
     networks,
-    payoutRefusal: (network) =>
-      !networks.has(network)
-        ? `Live payouts on ${network} are not configured on this deployment.`
-        : hotWallet
-          ? null
-          : // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
-            `Live payouts on ${network} need a payout signer, and none is configured on this deployment: the operator sets ${signerSettings}.`,
+    // The settings are named (src/config.ts): the partner forwards this to the operator, who must act on it.
+    payoutRefusal: refusalOf(
+      networks,
+      hotWallet !== null,
+      (network) => `Live payouts on ${network} need a payout signer, and none is configured on this deployment: the operator sets ${signerSettings}.`,
+    ),
     payoutSurcharge: hotWallet?.surcharge && ((network, asset, destination) => hotWallet.surcharge!(network, asset, destination)),
     payoutFeeFloor: hotWallet?.feeFloor && ((network, asset, destination) => hotWallet.feeFloor!(network, asset, destination)),
     async createDepositAddress(request) {

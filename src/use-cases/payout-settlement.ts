@@ -4,10 +4,16 @@ import { refundObject } from '../domain/refunds.js';
 import type { Tenant } from '../domain/tenancy.js';
 import type { Settlement } from '../outbound/engine.js';
 import type { Sql } from '../store/database.js';
-import { releaseFunds, settleFunds } from '../store/ledger.js';
+import { releaseFunds, settleFunds, type Owner } from '../store/ledger.js';
 import { updatePayoutStatus, type PayoutRow } from '../store/payouts.js';
 import { settleTransaction } from '../store/transactions.js';
 import { recordEvent } from './events.js';
+
+/** The balance the payout's funds were reserved from. */
+const ownerOf = (payout: PayoutRow): Owner => ({ profileId: payout.profile_id, asset: payout.asset, network: payout.network });
+
+/** A ledger movement of the payout, named by its step (one of each per payout: the ledger refuses a second). */
+const movement = (payout: PayoutRow, step: 'settle' | 'release', now: Date) => ({ cause: `payout:${payout.id}:${step}`, transactionId: payout.transaction_id, createdAt: now });
 
 const REFUND_EVENTS = { 'payout.created': 'refund.created', 'payout.completed': 'refund.completed', 'payout.failed': 'refund.failed' } as const;
 
@@ -21,13 +27,7 @@ export class PayoutSettlement implements Settlement {
 
   async complete(tx: Sql, tenant: Tenant, payout: PayoutRow, txHash: string): Promise<PayoutRow> {
     const now = this.clock.now();
-    await settleFunds(
-      tx,
-      tenant,
-      { profileId: payout.profile_id, asset: payout.asset, network: payout.network },
-      { amount: new Decimal(payout.amount), fee: new Decimal(payout.fee) },
-      { cause: `payout:${payout.id}:settle`, transactionId: payout.transaction_id, createdAt: now },
-    );
+    await settleFunds(tx, tenant, ownerOf(payout), { amount: new Decimal(payout.amount), fee: new Decimal(payout.fee) }, movement(payout, 'settle', now));
     await settleTransaction(tx, tenant, payout.transaction_id, { status: 'confirmed', txHash }, now);
     const completed = await updatePayoutStatus(tx, tenant, payout.id, { status: 'completed', txHash }, now);
     await recordPayoutEvent(tx, tenant, 'payout.completed', completed, now);
@@ -36,13 +36,7 @@ export class PayoutSettlement implements Settlement {
 
   async fail(tx: Sql, tenant: Tenant, payout: PayoutRow, reason: string): Promise<PayoutRow> {
     const now = this.clock.now();
-    await releaseFunds(
-      tx,
-      tenant,
-      { profileId: payout.profile_id, asset: payout.asset, network: payout.network },
-      new Decimal(payout.user_sends),
-      { cause: `payout:${payout.id}:release`, transactionId: payout.transaction_id, createdAt: now },
-    );
+    await releaseFunds(tx, tenant, ownerOf(payout), new Decimal(payout.user_sends), movement(payout, 'release', now));
     await settleTransaction(tx, tenant, payout.transaction_id, { status: 'failed', txHash: null }, now);
     const failed = await updatePayoutStatus(tx, tenant, payout.id, { status: 'failed', failureReason: reason }, now);
     await recordPayoutEvent(tx, tenant, 'payout.failed', failed, now);

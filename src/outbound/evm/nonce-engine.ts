@@ -17,7 +17,7 @@ import {
   type Signed,
 } from '../../store/evm-payouts.js';
 import { lockLeased, type Lease } from '../../store/payout-leases.js';
-import { transferOf, unknown, type AtBoundary, type HotWallet, type PayoutBoundary, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { transferOf, unknown, type AtBoundary, type HotWallet, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
 import { fillGaps } from './gap-filler.js';
 import type { ChainHeights } from './heights.js';
 import { nonceVerdict, type NonceObservation } from './nonce-verdict.js';
@@ -57,16 +57,8 @@ export class EvmNonceEngine implements HotWallet {
     private readonly options: EvmPayoutOptions,
   ) {}
 
-  private at(boundary: PayoutBoundary, payoutId: string): Promise<void> {
-    return this.options.atBoundary?.(boundary, payoutId) ?? Promise.resolve();
-  }
-
-  async advance(request: PayoutRequest): Promise<PayoutOutcome> {
-    try {
-      return await this.advanceOnce(request);
-    } catch (error) {
-      return unknown(wordsOf(error));
-    }
+  advance(request: PayoutRequest): Promise<PayoutOutcome> {
+    return this.advanceOnce(request).catch((error: unknown) => unknown(wordsOf(error)));
   }
 
   /** Nonce gaps left by payouts refused after taking a nonce are filled between payouts. */
@@ -153,11 +145,11 @@ export class EvmNonceEngine implements HotWallet {
     }
     const nonce = await allocateNonce(this.db, { network, from: this.driver.wallet }, request.lease, chainNext);
     if (nonce === null) return unknown('the lease on the payout was lost');
-    await this.at('nonce-allocated', request.payoutId);
+    await this.options.atBoundary?.('nonce-allocated', request.payoutId);
     const signed: Signed = { ...(await this.driver.signTransfer(transfer, { chainId, nonce, gas, fees })), purpose: 'payout' };
     const nonceId = await recordSigned(this.db, request.lease, null, signed, cap);
     if (nonceId === null) return unknown('another process signed the payout first, or the lease on it was lost');
-    await this.at('signed', request.payoutId);
+    await this.options.atBoundary?.('signed', request.payoutId);
     return this.broadcast(request, nonceId, signed);
   }
 
@@ -188,7 +180,7 @@ export class EvmNonceEngine implements HotWallet {
       const row = await findPayoutNonce(this.db, request.payoutId);
       return this.cancel(request, row!, `The node refused the payout's transaction ${current.txHash} (${answer.words})`);
     }
-    await this.at('broadcast', request.payoutId);
+    await this.options.atBoundary?.('broadcast', request.payoutId);
     await recordBroadcast(this.db, nonceId, current.txHash);
     return standing(current);
   }
@@ -210,7 +202,7 @@ export class EvmNonceEngine implements HotWallet {
     const chainId = await this.driver.checkChain(request.network);
     const signed: Signed = { ...(await this.driver.signSelfTransfer({ chainId, nonce: previous.nonce, fees })), purpose: 'cancel' };
     if ((await recordSigned(this.db, request.lease, row.tx_hash, signed)) === null) return unknown('another process changed the payout\'s transaction first, or the lease on it was lost');
-    await this.at('cancel-signed', request.payoutId);
+    await this.options.atBoundary?.('cancel-signed', request.payoutId);
     const outcome = await this.broadcast(request, row.id, signed);
     return outcome.kind === 'unknown' ? outcome : unknown(`${why}. A cancellation (${signed.txHash}) is sent at its nonce ${previous.nonce}: the payout fails once it is mined, or completes if its own transaction is mined first.`);
   }
@@ -240,7 +232,7 @@ export class EvmNonceEngine implements HotWallet {
     }
     const replacement: Signed = { ...(await this.driver.signReplacement(current.raw, fees)), purpose: current.purpose };
     if ((await recordSigned(this.db, request.lease, current.txHash, replacement)) === null) return standing(current);
-    await this.at('replacement-signed', request.payoutId);
+    await this.options.atBoundary?.('replacement-signed', request.payoutId);
     const answer = await this.driver.broadcast(request.network, replacement.raw);
     // No answer, or an answer lost and the node has it after all: the replacement stays current.
     if (answer.kind === 'refused' && !(await this.driver.knows(request.network, replacement.txHash))) {

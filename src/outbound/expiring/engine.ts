@@ -2,7 +2,7 @@ import type { Catalog } from '../../domain/catalog.js';
 import type { ExpiringChainDriver, FinalPoint } from '../../providers/chains/expiring-driver.js';
 import type { Database } from '../../store/database.js';
 import { payoutTxs, recordAbsence, recordBroadcast, recordLanded, recordSigned, type ExpiringTx } from '../../store/expiring-payouts.js';
-import { transferOf, unknown, type AtBoundary, type HotWallet, type NotSentProof, type PayoutBoundary, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { transferOf, unknown, type AtBoundary, type HotWallet, type NotSentProof, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
 import { expiryVerdict } from './expiry-verdict.js';
 
 export interface ExpiringPayoutOptions {
@@ -40,16 +40,8 @@ export class ExpiringPayouts implements HotWallet {
     private readonly options: ExpiringPayoutOptions,
   ) {}
 
-  private at(boundary: PayoutBoundary, payoutId: string): Promise<void> {
-    return this.options.atBoundary?.(boundary, payoutId) ?? Promise.resolve();
-  }
-
-  async advance(request: PayoutRequest): Promise<PayoutOutcome> {
-    try {
-      return await this.advanceOnce(request);
-    } catch (error) {
-      return unknown(error instanceof Error ? error.message : String(error));
-    }
+  advance(request: PayoutRequest): Promise<PayoutOutcome> {
+    return this.advanceOnce(request).catch((error: unknown) => unknown(error instanceof Error ? error.message : String(error)));
   }
 
   private async advanceOnce(request: PayoutRequest): Promise<PayoutOutcome> {
@@ -119,7 +111,7 @@ export class ExpiringPayouts implements HotWallet {
     if ('refused' in answer) return notSent(proof, `${answer.refused}${expired}`);
     const tx: ExpiringTx = { ...answer.signed, signing: signed + 1, status: 'signed' };
     if (!(await recordSigned(this.db, request.lease, request.network, tx))) return unknown(LEASE_LOST);
-    await this.at('signed', request.payoutId);
+    await this.options.atBoundary?.('signed', request.payoutId);
     return this.broadcast(request, tx);
   }
 
@@ -135,7 +127,7 @@ export class ExpiringPayouts implements HotWallet {
       return unknown(`no answer to the broadcast of ${tx.txId} (${error instanceof Error ? error.message : String(error)}); it may still land until its deadline`);
     }
     if (!answer.accepted) return unknown(`The node refused ${tx.txId} (${answer.reason}); it is sent again until it lands or its deadline passes.`);
-    await this.at('broadcast', request.payoutId);
+    await this.options.atBoundary?.('broadcast', request.payoutId);
     await recordBroadcast(this.db, tx.txId);
     return { kind: 'sent', txHash: tx.txId };
   }
