@@ -109,8 +109,13 @@ export class Webhooks {
     return this.operations.once(once, async () => async (tx) => ({ value: await this.replay(tx, tenant, eventId) }));
   }
 
+  /** The partner's replay on the operator's behalf (the dashboard), in a transaction of its own. */
+  replayForOperator(tenant: Tenant, eventId: string): Promise<DeliveryRow> {
+    return this.db.transaction((tx) => this.replay(tx, tenant, eventId));
+  }
+
   /** The partner's replay: one fresh delivery of the event, same event id, to the key's mode's endpoint. */
-  async replay(tx: Sql, tenant: Tenant, eventId: string): Promise<DeliveryRow> {
+  private async replay(tx: Sql, tenant: Tenant, eventId: string): Promise<DeliveryRow> {
     await this.events.summary(tx, tenant, eventId);
     const delivery = await deliveries.queueReplay(tx, tenant.organizationId, tenant.mode, eventId);
     if (!delivery) throw notConfigured(tenant.mode);

@@ -219,7 +219,7 @@ ${volumeCharts(rows, days)}`,
       async (request, reply) => {
         const organization = await operator.getOrganization(request.params.id);
         const tenant = { organizationId: organization.id, mode: modeOf(request.params.mode) };
-        await db.transaction((tx) => webhooks.replay(tx, tenant, request.params.event));
+        await webhooks.replayForOperator(tenant, request.params.event);
         return reply.redirect(`${DASHBOARD}/organizations/${organization.id}/${tenant.mode}/deliveries`, 303);
       },
     );
