@@ -14,11 +14,15 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-let template: Blob | undefined;
+const templates = new Map<'empty' | 'migrated', Blob>();
 
-/** The run's migrated archive (test/support/pglite-template.ts), read once per file. */
-function migratedTemplate(): Blob {
-  template ??= new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
+/**
+ * One of the run's archives (test/support/pglite-template.ts), read once per worker: a migrated database, or
+ * an empty one that has been through initdb.
+ */
+export function pgliteTemplate(kind: 'empty' | 'migrated'): Blob {
+  let template = templates.get(kind);
+  if (!template) templates.set(kind, (template = new Blob([fs.readFileSync(inject('pgliteTemplates')[kind])])));
   return template;
 }
 
@@ -30,7 +34,7 @@ function migratedTemplate(): Blob {
 export async function openTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    const db = migrated ? await openPglite(undefined, migratedTemplate()) : await openPglite();
+    const db = await openPglite(undefined, pgliteTemplate(migrated ? 'migrated' : 'empty'));
     return {
       db,
       openSibling: () => {
