@@ -68,6 +68,8 @@ describe('exposure', () => {
   });
 
   it('CONNECT_METRICS_ADDRESS serves GET /metrics there without a token, and nothing else', async () => {
+    // A request of its own to count, whichever tests ran before this one.
+    expect((await t.call(null, 'GET', '/health')).statusCode).toBe(401);
     const listener = await serveMetrics(t.ctx.metrics, { host: '127.0.0.1', port: 0 }, silent);
     try {
       expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
