@@ -20,8 +20,8 @@ export interface TestDatabase {
 const templates = new Map<'empty' | 'migrated', Blob>();
 
 /**
- * One of the run's archives (test/support/pglite-template.ts), read once per worker: a migrated database, or
- * an empty one that has been through initdb.
+ * One of the run's archives (test/support/pglite-template.ts), read once per file: a migrated database, or an
+ * empty one that has been through initdb.
  */
 export function pgliteTemplate(kind: 'empty' | 'migrated'): Blob {
   let template = templates.get(kind);
