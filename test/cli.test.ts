@@ -9,6 +9,7 @@ import { SCOPES } from '../src/domain/scopes.js';
 import { runCli, type OpenDatabase } from '../src/cli/run.js';
 import { buildApp } from '../src/http/app.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { migratedDataDir } from './support/database.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -328,7 +329,7 @@ describe('operator CLI: the operator API it serves itself', () => {
 
 describe('operator CLI: the installed command', () => {
   it('npx connect-payments org create runs on the embedded database in CONNECT_DATA_DIR', { timeout: 60_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-e2e-'));
+    const dataDir = await migratedDataDir('cli-e2e-');
     const env = { ...process.env, CONNECT_DATA_DIR: dataDir, DATABASE_URL: '' };
     const { stdout } = await promisify(execFile)('node', ['bin/connect-payments.js', 'org', 'create', '--name', 'X'], { env });
     expect(JSON.parse(stdout)).toMatchObject({ object: 'organization', name: 'X', status: 'pending_verification' });

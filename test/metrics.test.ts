@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +12,7 @@ import { simulatedTxHash } from '../src/providers/chains/sandbox-chain.js';
 import type { Database } from '../src/store/database.js';
 import { counted, startBackgroundWork } from '../src/workers/background.js';
 import { ADMIN_TOKEN, withCredentialNotificationsHeld, startTestApp, type TestApp } from './support/app.js';
-import { onPostgres } from './support/database.js';
+import { migratedDataDir, onPostgres } from './support/database.js';
 import { parseExposition, valueOf, type Sample } from './support/metrics.js';
 import { createAddress, createIntent, createTenant, creditDirect, postIntent, simulate, simulateAddress } from './support/partner.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -68,6 +66,8 @@ describe('exposure', () => {
   });
 
   it('CONNECT_METRICS_ADDRESS serves GET /metrics there without a token, and nothing else', async () => {
+    // A request of its own to count, whichever tests ran before this one.
+    expect((await t.call(null, 'GET', '/health')).statusCode).toBe(401);
     const listener = await serveMetrics(t.ctx.metrics, { host: '127.0.0.1', port: 0 }, silent);
     try {
       expect(listener.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -83,8 +83,8 @@ describe('exposure', () => {
   });
 
   it('the server started with CONNECT_METRICS_ADDRESS serves its metrics there and says where', { timeout: 120_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connect-metrics-'));
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const dataDir = await migratedDataDir('connect-metrics-');
+    const server = spawn(process.execPath, ['dist/main.js'], {
       env: { ...process.env, CONNECT_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DATABASE_URL: '', CONNECT_METRICS_ADDRESS: '127.0.0.1:0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -172,7 +172,9 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
     expect(await page.locator('#simulate').count()).toBe(0);
   });
 
-  it('every state, in English and Spanish, at phone and desktop width: no horizontal scrolling, no WCAG 2 A/AA violation (axe), screenshots written', async () => {
+  // Sixteen pages, each checked by axe and screenshotted whole at twice the pixel density: long work, not a wait,
+  // which a busy machine stretches past the default 30 s.
+  it('every state, in English and Spanish, at phone and desktop width: no horizontal scrolling, no WCAG 2 A/AA violation (axe), screenshots written', { timeout: 120_000 }, async () => {
     const expired = await createIntent(t, tenant.key, { amount: '25' });
     await simulate(t, tenant.key, expired.id, { amount: '5' });
     clock.advance(3600_000 + 1000);
@@ -240,7 +242,8 @@ describe.skipIf(NO_BROWSER_REASON !== null)('the payment page in Chromium', () =
     expect(await page.locator('h1').textContent()).toBe('Pay 25 USDC');
   });
 
-  it('the refund link: choose the network, type the address, see it refused, review, confirm, open it again; each step at phone and desktop width in English and Spanish without an axe violation', async () => {
+  // Thirteen pages through axe and a whole-page screenshot each, as above.
+  it('the refund link: choose the network, type the address, see it refused, review, confirm, open it again; each step at phone and desktop width in English and Spanish without an axe violation', { timeout: 120_000 }, async () => {
     const intent = await createIntent(t, tenant.key, { amount: '25', currencies: ['USDC', 'USDT'] });
     await simulate(t, tenant.key, intent.id, { amount: '5', currency: 'USDC', network: 'ethereum' });
     await simulate(t, tenant.key, intent.id, { amount: '5', currency: 'USDT', network: 'tron' });

@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/store/database.js';
 import { openPglite } from '../src/store/pglite.js';
 import { PreparedStatements } from '../src/store/pglite-statements.js';
+import { pgliteTemplate } from './support/database.js';
 
-// The embedded database's own statement path (src/store/pglite-statements.ts), whichever database the suite runs on.
+// The embedded database's own statement path (src/store/pglite-statements.ts), whichever database the suite runs on;
+// both databases here start from the run's empty one rather than running initdb again.
 let db: Database;
 beforeAll(async () => {
-  db = await openPglite();
+  db = await openPglite(undefined, pgliteTemplate('empty'));
   await db.exec(`CREATE TABLE things (id int PRIMARY KEY, name text UNIQUE, amount numeric, at timestamptz, data jsonb, tags text[])`);
 });
 afterAll(() => db.close());
@@ -33,7 +35,7 @@ describe('PGlite statements', () => {
                          $11::bytea AS bytes`;
     const params = [7, '9007199254740993', '0.000000000000000001', new Date('2026-01-02T03:04:05.678Z'), { a: [1, 'x'] },
       '{"b": 2}', ['a', 'b"c', 'd,e'], '0f8f5d3e-3b8c-4c43-9e43-0a4c5e1b2c3d', true, null, new Uint8Array([0, 255])];
-    const reference = await PGlite.create();
+    const reference = await PGlite.create({ loadDataDir: pgliteTemplate('empty') });
     try {
       const expected = (await reference.query(text, params)).rows;
       expect(await new PreparedStatements(reference).query(text, params)).toEqual(expected);

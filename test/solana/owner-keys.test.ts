@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { normalizeZ } from '@noble/curves/abstract/curve.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getAddressDecoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,15 +32,18 @@ describe('the offline derivation script (scripts/solana-owner-keys.ts)', () => {
   });
 });
 
-/** `count` distinct public keys of the prime-order group (k·G for k = first, first + 1, …), as any wallet's are. */
+/**
+ * `count` distinct public keys of the prime-order group (k·G for k = first, first + 1, …), as any wallet's are.
+ * Encoded after one shared inversion (normalizeZ) rather than one per point: a third of the time for 10,000 keys.
+ */
 function groupKeys(count: number, first = 1): { owner: string; derivation_path: string }[] {
   const decoder = getAddressDecoder();
-  let point = ed25519.Point.BASE.multiply(BigInt(first));
-  return Array.from({ length: count }, (_, i) => {
-    const owner = decoder.decode(point.toBytes());
-    point = point.add(ed25519.Point.BASE);
-    return { owner, derivation_path: `m/44'/501'/${first + i}'/0'` };
-  });
+  const points = [ed25519.Point.BASE.multiply(BigInt(first))];
+  while (points.length < count) points.push(points.at(-1)!.add(ed25519.Point.BASE));
+  return normalizeZ(ed25519.Point, points).map((point, i) => ({
+    owner: decoder.decode(point.toBytes()),
+    derivation_path: `m/44'/501'/${first + i}'/0'`,
+  }));
 }
 
 describe('owner keys no private key can spend from, and paths SLIP-10 cannot derive, are refused', () => {
