@@ -1,19 +1,29 @@
 import os from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config';
+
+/** What the files of both projects run with. */
+const shared = {
+  // Each file opens its own database (PGlite in memory, or a fresh schema on PostgreSQL).
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  // A worker runs its files one after another in one process, which keeps the dependencies they import and
+  // PGlite's compiled WebAssembly instead of starting a process for each file: half the suite's CPU time. Each
+  // file still gets its own database and app, and the service's own modules afresh (fresh-modules.ts).
+  isolate: false,
+  setupFiles: ['test/support/fresh-modules.ts'],
+} satisfies ViteUserConfig['test'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Two projects: the service's own tests, and `live`, the tests of one chain family each (test/live/evm, tron,
+    // solana) against anvil, a fake Tron node or litesvm; `npx vitest run --project live` runs those alone.
+    projects: [
+      { test: { ...shared, name: 'service', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/live/**'] } },
+      { test: { ...shared, name: 'live', include: ['test/live/**/*.test.ts'] } },
+    ],
+    // Once per run, from the root, for both projects.
     globalSetup: ['test/support/build.ts', 'test/support/pglite-template.ts'],
-    // Each file opens its own database (PGlite in memory, or a fresh schema on PostgreSQL).
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     pool: 'forks',
-    // A worker runs its files one after another in one process, which keeps the dependencies they import and
-    // PGlite's compiled WebAssembly instead of starting a process for each file: half the suite's CPU time. Each
-    // file still gets its own database and app, and the service's own modules afresh (fresh-modules.ts).
-    isolate: false,
-    setupFiles: ['test/support/fresh-modules.ts'],
     // Vitest's default (one fewer than the cores) is a single file at a time on two cores, where much of a
     // file's time is spent waiting on child processes, chains and timers rather than on the CPU.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),

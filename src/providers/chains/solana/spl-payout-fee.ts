@@ -10,7 +10,7 @@ export const LAMPORTS_PER_SIGNATURE = 5_000n;
  * The rent-exempt minimum of an SPL token account (165 bytes): (165 + 128 bytes of account overhead) × 3,480
  * lamports per byte-year × 2 years = 2,039,280 lamports. Paid by the hot wallet when a payout creates the
  * destination's associated token account, and locked in that account (the recipient, its owner, can reclaim it by
- * closing the account, we cannot). test/solana pins it against the runtime's own rent sysvar in litesvm.
+ * closing the account, we cannot). test/live/solana pins it against the runtime's own rent sysvar in litesvm.
  */
 export const TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
 
