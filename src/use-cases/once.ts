@@ -12,7 +12,7 @@ import {
 } from '../store/idempotency.js';
 
 /** The contract's "typical" lifetime of a key; a record past it is purged and the key may be used anew. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 /** What a request is answered, fresh or replayed from the record under its key. */
 export interface Answer {
