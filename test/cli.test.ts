@@ -8,7 +8,7 @@ import { openDatabase } from '../src/context.js';
 import { SCOPES } from '../src/domain/scopes.js';
 import { runCli, type OpenDatabase } from '../src/cli/run.js';
 import { buildApp } from '../src/http/app.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, workerSerializers, type TestApp } from './support/app.js';
 import { migratedDataDir } from './support/database.js';
 
 let t: TestApp;
@@ -314,7 +314,7 @@ describe('operator CLI: output', () => {
 describe('operator CLI: the operator API it serves itself', () => {
   it('serves the operator API and the probes only: the partner API and the pages are not built for a verb', async () => {
     const adminToken = 'x'.repeat(32);
-    const app = await buildApp(t.ctx, { adminToken, logger: false, operatorOnly: true });
+    const app = await buildApp(t.ctx, { adminToken, logger: false, operatorOnly: true, serializers: workerSerializers() });
     try {
       const headers = { authorization: `Bearer ${adminToken}` };
       expect((await app.inject({ method: 'GET', url: '/admin/v1/organizations', headers })).statusCode).toBe(200);

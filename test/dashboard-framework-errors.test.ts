@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import type { App } from '../src/http/route-config.js';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+import { ADMIN_TOKEN, startTestApp, workerSerializers, type TestApp } from './support/app.js';
 import { signInOperator, type Operator } from './support/dashboard.js';
 
 let t: TestApp;
@@ -23,7 +23,7 @@ beforeAll(async () => {
       done();
     },
   });
-  logged = await buildApp({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug', requestTimeoutMs: 60_000 } }, { adminToken: ADMIN_TOKEN, logger: { stream } });
+  logged = await buildApp({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug', requestTimeoutMs: 60_000 } }, { adminToken: ADMIN_TOKEN, logger: { stream }, serializers: workerSerializers() });
   await logged.listen({ host: '127.0.0.1', port: 0 });
   port = (logged.server.address() as AddressInfo).port;
 });

@@ -7,7 +7,7 @@ import type { App } from '../src/http/route-config.js';
 import { URL_FREE_SERIALIZERS } from '../src/logging.js';
 import { HttpWebhookTransport } from '../src/providers/webhooks/http-transport.js';
 import { WebhookDispatcher } from '../src/workers/webhook-dispatcher.js';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+import { ADMIN_TOKEN, startTestApp, workerSerializers, type TestApp } from './support/app.js';
 import { createIntent, simulate } from './support/partner.js';
 import { deliveriesOf, eventually, TEST_DISPATCH } from './support/webhooks.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
       done();
     },
   });
-  logged = await buildApp({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug' } }, { adminToken: ADMIN_TOKEN, logger: { stream } });
+  logged = await buildApp({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug' } }, { adminToken: ADMIN_TOKEN, logger: { stream }, serializers: workerSerializers() });
   await logged.ready();
 });
 afterAll(async () => {

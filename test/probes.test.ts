@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import type { AppContext } from '../src/context.js';
 import type { WorkerStatus } from '../src/routes/probes.js';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+import { ADMIN_TOKEN, startTestApp, workerSerializers, type TestApp } from './support/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ afterAll(() => t.close());
 
 /** GET path on an app built over `ctx` whose background work reports `workers`. */
 async function probe(path: string, ctx: AppContext = t.ctx, workers: WorkerStatus = () => 'alive') {
-  const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false, workers });
+  const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false, workers, serializers: workerSerializers() });
   try {
     const res = await app.inject({ method: 'GET', url: path });
     return { status: res.statusCode, body: res.json() };

@@ -45,6 +45,7 @@ import { refuseUnstorableStrings } from './request-guards.js';
 import { refuseUnknownQueryParameters } from './strict-query.js';
 import './route-config.js';
 import { ErrorEnvelopeSchema, MAX_PATH_PARAM } from './schemas.js';
+import { cachedSerializers, type SerializerCache } from './serializers.js';
 import { clientErrorHandler, frameworkErrors, installBodyDrain } from './transport-errors.js';
 
 export const PARTNER_PREFIX = '/connect/v1';
@@ -67,6 +68,8 @@ export interface BuildOptions {
   workers?: WorkerStatus;
   /** Only the operator API and the probes: what the CLI serves itself when no server holds the embedded database. */
   operatorOnly?: boolean;
+  /** Response serializers already compiled by another app of this process (serializers.ts); each app compiles its own when not given. */
+  serializers?: SerializerCache;
 }
 
 /** Above the keep-alive timeout (72 s) and any answer this API takes to compute. */
@@ -107,6 +110,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
     // Requests that arrive while closing are answered by answerWhileClosing, in the error envelope.
     return503OnClosing: false,
+    ...(options.serializers ? { schemaController: { compilersFactory: { buildSerializer: cachedSerializers(options.serializers) } } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);

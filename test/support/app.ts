@@ -5,6 +5,7 @@ import { createContext, type ContextOptions } from '../../src/context.js';
 import type { KeyMode } from '../../src/domain/api-keys.js';
 import type { OrganizationStatus } from '../../src/domain/organizations.js';
 import { buildApp } from '../../src/http/app.js';
+import type { SerializerCache } from '../../src/http/serializers.js';
 import type { App } from '../../src/http/route-config.js';
 import type { AppContext } from '../../src/context.js';
 import type { Database } from '../../src/store/database.js';
@@ -63,7 +64,7 @@ export async function startTestApp(
   }
   // Authentication through the key cache, as the server runs it.
   await ctx.callers.start();
-  const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false });
+  const app = await buildApp(ctx, { adminToken: ADMIN_TOKEN, logger: false, serializers: workerSerializers() });
   await app.ready();
 
   const call: TestApp['call'] = (key, method, path, options = {}) =>
@@ -105,6 +106,16 @@ export async function startTestApp(
       if (!existing) await testDb.close();
     },
   };
+}
+
+/**
+ * The response serializers compiled by this worker's earlier apps. The worker keeps them from file to file on
+ * `globalThis` (each file imports the service's modules afresh, fresh-modules.ts): compiling them was a quarter
+ * of the suite's CPU time. They are pure functions of their schemas (serializers.ts keys them by content).
+ */
+export function workerSerializers(): SerializerCache {
+  const worker = globalThis as { connectSerializers?: SerializerCache };
+  return (worker.connectSerializers ??= new Map());
 }
 
 /**
