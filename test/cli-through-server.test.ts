@@ -9,7 +9,7 @@ import { runCli, type OpenDatabase } from '../src/cli/run.js';
 import { custodyFor, type CustodyProvider } from '../src/custody/index.js';
 import type { HotWallet } from '../src/outbound/outcomes.js';
 import { adminTokenFile, announceServer } from '../src/operator-files.js';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './support/app.js';
+import { ADMIN_TOKEN, startTestApp, workerSerializers, type TestApp } from './support/app.js';
 import { createTenant, creditDirect, insertLiveAddress, json } from './support/partner.js';
 
 /**
@@ -61,7 +61,7 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv, open: OpenDatabase) {
   let stdout = '';
   let stderr = '';
   const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-  const code = await runCli(argv, io, open, env);
+  const code = await runCli(argv, io, open, env, workerSerializers());
   return { code, stdout, stderr };
 }
 /** Through the running server's operator API: the database is never opened by the CLI. */

@@ -4,7 +4,7 @@ import { TREASURY_SHARDS } from '../src/domain/ledger.js';
 import { creditFromWorld } from '../src/store/ledger.js';
 import { foldTenantTotals } from '../src/store/tenant-totals.js';
 import { verifyLedger } from '../src/use-cases/ledger.js';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { startTestApp, workerSerializers, type Tenant, type TestApp } from './support/app.js';
 import { onPostgres } from './support/database.js';
 import { accountsOf, createAddress, createIntent, createTenant, simulate, simulateAddress } from './support/partner.js';
 
@@ -28,7 +28,7 @@ async function cli(argv: string[]) {
   let stdout = '';
   let stderr = '';
   const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-  const code = await runCli(argv, io, async () => ({ ...t.db, close: async () => {} }));
+  const code = await runCli(argv, io, async () => ({ ...t.db, close: async () => {} }), process.env, workerSerializers());
   return { code, stdout, stderr };
 }
 

@@ -8,6 +8,7 @@ import { evmBalanceReader } from '../src/providers/chains/balances.js';
 import { Reconciliation } from '../src/use-cases/reconciliation.js';
 import type { ReconciliationAnswer } from '../src/routes/admin/reconciliation.js';
 import { ManualClock } from './support/clock.js';
+import { workerSerializers } from './support/app.js';
 import { HOT_WALLET, HOT_WALLET_KEY, quiet, TEST_CONFIRMATIONS, TEST_XPUB, useLiveEthereum } from './support/evm/live-app.js';
 import { livePayoutKit } from './support/evm/live-payouts.js';
 import { signInOperator } from './support/dashboard.js';
@@ -43,7 +44,7 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
     CONNECT_EVM_RPC_ETHEREUM: chain.anvil.url,
     CONNECT_EVM_SIGNER_KEY: HOT_WALLET_KEY,
   };
-  const code = await runCli(args, io, database, env);
+  const code = await runCli(args, io, database, env, workerSerializers());
   return { code, stdout, stderr };
 }
 

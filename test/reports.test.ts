@@ -11,7 +11,7 @@ import type { TransactionReport } from '../src/http/resources/report.js';
 import { reverseDeposit } from '../src/use-cases/deposits.js';
 import { TransactionReports, type ReportRequest } from '../src/use-cases/transaction-reports.js';
 import type { PriceSnapshot, PriceSource } from '../src/providers/prices/price-source.js';
-import { startTestApp, type Tenant, type TestApp } from './support/app.js';
+import { startTestApp, workerSerializers, type Tenant, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
 import { signInOperator } from './support/dashboard.js';
 import { createAddress, createIntent, createTenant, creditDirect, errorOf, extraKey, insertLiveAddress, intentAddressId, json, simulateAddress } from './support/partner.js';
@@ -353,7 +353,7 @@ describe('connect-payments reports transactions', () => {
     let stdout = '';
     let stderr = '';
     const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-    const code = await runCli(argv, io, testDatabase, NO_SERVER);
+    const code = await runCli(argv, io, testDatabase, NO_SERVER, workerSerializers());
     return { code, stdout, stderr };
   }
 

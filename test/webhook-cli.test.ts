@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type OpenDatabase } from '../src/cli/run.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, workerSerializers, type TestApp } from './support/app.js';
 import { createAddress, createIntent, createTenant, simulate, simulateAddress } from './support/partner.js';
 import {
   deliveriesPath,
@@ -34,7 +34,7 @@ async function cli(argv: string[]) {
   let stdout = '';
   let stderr = '';
   const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-  const code = await runCli(argv, io, testDatabase);
+  const code = await runCli(argv, io, testDatabase, process.env, workerSerializers());
   return { code, stdout, stderr };
 }
 

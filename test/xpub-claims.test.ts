@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EvmXpub } from '../src/providers/chains/evm-xpub.js';
 import { XPUB_GAP } from '../src/custody/xpub-custody.js';
-import type { TestApp } from './support/app.js';
+import { workerSerializers, type TestApp } from './support/app.js';
 import { startAnvil, type Anvil } from './support/evm/anvil.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,7 +123,7 @@ describe('one xpub, one database', () => {
     const cli = async (...argv: string[]) => {
       const out = { stdout: '', stderr: '' };
       const io = { stdout: { write: (text: string) => (out.stdout += text) }, stderr: { write: (text: string) => (out.stderr += text) } };
-      return { code: await runCli(argv, io, async () => ({ ...t.db, close: async () => {} }), env), ...out };
+      return { code: await runCli(argv, io, async () => ({ ...t.db, close: async () => {} }), env, workerSerializers()), ...out };
     };
     const claimed = await cli('xpub', 'claim', 'evm', '--start-index', '12');
     expect(claimed.code, claimed.stderr).toBe(0);

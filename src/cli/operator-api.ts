@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
+import type { SerializerCache } from '../http/serializers.js';
 import { readRunningServer, readStoredAdminToken, type RunningServer } from '../operator-files.js';
 import type { Database } from '../store/database.js';
 
@@ -66,9 +67,9 @@ async function text(chunks: AsyncIterable<Uint8Array>): Promise<string> {
  * directory), to that server's operator API; otherwise to the same API served in this process, on the
  * configured database. Either way the request and the answer are the operator API's, so the output is too.
  */
-export async function openOperatorApi(config: Config, open: OpenDatabase, stderr: Output): Promise<OperatorApi> {
+export async function openOperatorApi(config: Config, open: OpenDatabase, stderr: Output, serializers?: SerializerCache): Promise<OperatorApi> {
   const server = config.databaseUrl ? null : readRunningServer(config.dataDir);
-  return server ? remoteApi(server, tokenFor(config, server)) : inProcessApi(config, open, stderr);
+  return server ? remoteApi(server, tokenFor(config, server)) : inProcessApi(config, open, stderr, serializers);
 }
 
 function tokenFor(config: Config, server: RunningServer): string {
@@ -103,14 +104,14 @@ function remoteApi(server: RunningServer, token: string): OperatorApi {
 }
 
 /** The operator API in this process, on the configured database; loaded only when needed (it is most of the code). */
-async function inProcessApi(config: Config, open: OpenDatabase, stderr: Output): Promise<OperatorApi> {
+async function inProcessApi(config: Config, open: OpenDatabase, stderr: Output, serializers?: SerializerCache): Promise<OperatorApi> {
   const [{ createContext }, { buildApp }, { pino }] = await Promise.all([import('../context.js'), import('../http/app.js'), import('pino')]);
   const db = await open(config);
   try {
     // A Redis outage is reported on stderr: stdout carries the verb's JSON.
     const ctx = await createContext(config, db, { redisLog: pino({ level: config.logLevel }, stderr) });
     const adminToken = randomBytes(32).toString('base64url');
-    const app = await buildApp(ctx, { adminToken, logger: false, operatorOnly: true });
+    const app = await buildApp(ctx, { adminToken, logger: false, operatorOnly: true, serializers });
     return {
       async call(call) {
         const res = await app.inject({

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
+import type { SerializerCache } from '../http/serializers.js';
 import { adminTokenCommand } from './admin-token.js';
 import { depositCommands } from './deposits.js';
 import { identifierCommands } from './identifiers.js';
@@ -33,12 +34,16 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 const openDatabase: OpenDatabase = async (config) => (await import('../context.js')).openDatabase(config);
 
-/** Runs one command line; resolves to the process exit code instead of exiting, so tests can run it in-process. */
+/**
+ * Runs one command line; resolves to the process exit code instead of exiting, so tests can run it in-process
+ * (`serializers`: the response serializers this process has already compiled, for the operator API it serves itself).
+ */
 export async function runCli(
   argv: readonly string[],
   io: CliIo,
   open: OpenDatabase = openDatabase,
   env: NodeJS.ProcessEnv = process.env,
+  serializers?: SerializerCache,
 ): Promise<number> {
   // Subcommands copy these settings when they are created, so they are set before any is added.
   const program = new Command('connect-payments')
@@ -49,7 +54,7 @@ export async function runCli(
 
   // Nothing is opened until a verb has parsed: --help and usage errors touch no database and no server.
   const run: RunVerb = async (call, check, output = {}) => {
-    const api = await openOperatorApi(loadConfig(env), open, io.stderr);
+    const api = await openOperatorApi(loadConfig(env), open, io.stderr, serializers);
     try {
       const answer = await api.call(call);
       check?.(answer);
@@ -61,7 +66,7 @@ export async function runCli(
     }
   };
   const download: RunDownload = async (call, out) => {
-    const api = await openOperatorApi(loadConfig(env), open, io.stderr);
+    const api = await openOperatorApi(loadConfig(env), open, io.stderr, serializers);
     try {
       await api.download(call, out === undefined ? toOutput(io.stdout) : (chunks) => pipeline(chunks, fs.createWriteStream(out)));
     } finally {

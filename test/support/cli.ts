@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/run.js';
-import type { TestApp } from './app.js';
+import { workerSerializers, type TestApp } from './app.js';
 
 /**
  * The operator CLI run in this process on the app's database (kept open: runCli closes what it is given), from a
@@ -12,9 +12,9 @@ export function cliOn(app: () => TestApp) {
     let stdout = '';
     let stderr = '';
     const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-    const code = await runCli(argv, io, async () => ({ ...app().db, close: async () => {} }), {
-      CONNECT_DATA_DIR: path.join(os.tmpdir(), 'cli-test-no-server-here'),
-    });
+    const database = async () => ({ ...app().db, close: async () => {} });
+    const env = { CONNECT_DATA_DIR: path.join(os.tmpdir(), 'cli-test-no-server-here') };
+    const code = await runCli(argv, io, database, env, workerSerializers());
     return { code, stdout, stderr };
   };
 }
