@@ -7,7 +7,7 @@ import { PreparedStatements } from './pglite-statements.js';
  * Opens embedded PostgreSQL: in `dataDir` when given, in memory otherwise; in memory, `template` (a
  * `dumpDataDir` archive) is a starting state that skips initdb, which is most of an open's time.
  */
-export async function openPglite(dataDir?: string, template?: Blob): Promise<Database & { dump(): Promise<Blob> }> {
+export async function openPglite(dataDir?: string, template?: Blob): Promise<PgliteDatabase> {
   const release = dataDir ? claimDataDir(dataDir) : () => {};
   let db: PGlite;
   try {
@@ -16,6 +16,16 @@ export async function openPglite(dataDir?: string, template?: Blob): Promise<Dat
     release();
     throw error;
   }
+  return pgliteDatabase(db, async () => {
+    await db.close();
+    release();
+  });
+}
+
+export type PgliteDatabase = Database & { dump(): Promise<Blob> };
+
+/** An open PGlite as a Database; `close` is what closing it does (a test may keep the instance for its next file). */
+export function pgliteDatabase(db: PGlite, close: () => Promise<void>): PgliteDatabase {
   let conflicts = 0;
   const statements = new PreparedStatements(db);
   // PGlite's locks, as its own `query` takes them: the transaction lock keeps a statement out of another's
@@ -53,9 +63,6 @@ export async function openPglite(dataDir?: string, template?: Blob): Promise<Dat
     },
     /** The whole database as an archive, for `template`. */
     dump: () => db.dumpDataDir('none'),
-    async close() {
-      await db.close();
-      release();
-    },
+    close,
   };
 }

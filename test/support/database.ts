@@ -9,6 +9,7 @@ import type { Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
 import { openPostgres } from '../../src/store/postgres.js';
+import { migratedPglite } from './pglite-spares.js';
 
 export interface TestDatabase {
   db: Database;
@@ -48,7 +49,7 @@ export async function migratedDataDir(prefix: string): Promise<string> {
 export async function openTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    const db = await openPglite(undefined, pgliteTemplate(migrated ? 'migrated' : 'empty'));
+    const db = migrated ? await migratedPglite(() => pgliteTemplate('migrated')) : await openPglite(undefined, pgliteTemplate('empty'));
     return {
       db,
       openSibling: () => {
