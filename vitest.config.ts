@@ -6,11 +6,13 @@ const shared = {
   // Each file opens its own database (PGlite in memory, or a fresh schema on PostgreSQL).
   testTimeout: 30_000,
   hookTimeout: 60_000,
-  // A worker runs its files one after another in one process, which keeps the dependencies they import and
-  // PGlite's compiled WebAssembly instead of starting a process for each file: half the suite's CPU time. Each
-  // file still gets its own database and app, and the service's own modules afresh (fresh-modules.ts).
+  // A worker runs its files one after another in one process, which keeps what they imported (the service's
+  // modules, the dependencies, PGlite's compiled WebAssembly), the response serializers its apps compiled
+  // (test/support/app.ts) and an embedded database to empty for the next file (test/support/pglite-spares.ts),
+  // instead of starting a process for each file: most of the suite's CPU time. Each file still gets its own app
+  // and an empty database. The service keeps next to no state in its modules (src/domain/events.ts says why the
+  // one that mattered does not leak from file to file).
   isolate: false,
-  setupFiles: ['test/support/fresh-modules.ts'],
 } satisfies ViteUserConfig['test'];
 
 export default defineConfig({

@@ -65,6 +65,8 @@ export interface Config {
   pricesMaxAgeSeconds: number;
   /** Network fee estimates per (asset, network); unset means the shipped table. */
   networkFeesFile: string | undefined;
+  /** The operator's treasury policy (docs/treasury.md); unset means none: nothing is swept. */
+  treasuryFile: string | undefined;
   /** Whether the server runs the background workers (webhook delivery, sweeps) itself; off when separate `worker` processes do. */
   runWorkers: boolean;
   /** Seconds before each webhook attempt: the first attempt's delay, then one per retry; past the end a delivery is dead. */
@@ -207,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pricesCacheSeconds,
     pricesMaxAgeSeconds,
     networkFeesFile: env.CONNECT_NETWORK_FEES_FILE || undefined,
+    treasuryFile: env.CONNECT_TREASURY_FILE || undefined,
     runWorkers: workers === 'on',
     webhookRetrySchedule: env.CONNECT_WEBHOOK_RETRY_SCHEDULE
       ? parseRetrySchedule(env.CONNECT_WEBHOOK_RETRY_SCHEDULE)

@@ -35,6 +35,8 @@ import { SandboxPayouts } from './use-cases/sandbox-payouts.js';
 import { Refunds } from './use-cases/refunds.js';
 import { RefundAddressRequests } from './use-cases/refund-address-requests.js';
 import { NetworkFees } from './domain/network-fees.js';
+import { TreasuryPolicy } from './domain/treasury-policy.js';
+import { isValidDestination } from './providers/chains/address-codecs.js';
 import { priceSourceFor } from './providers/prices/index.js';
 import type { PriceSource } from './providers/prices/price-source.js';
 import { EventLog } from './use-cases/events.js';
@@ -84,6 +86,8 @@ export interface AppContext {
   balances: Balances;
   /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
   prices: PriceSource;
+  /** The operator's treasury policy: the hot wallets' floats and where sweeps go (docs/treasury.md). */
+  treasury: TreasuryPolicy;
   /** Payout quotes, and the pricing refunds share. */
   payoutQuotes: PayoutQuotes;
   /** A payout quote executed: the funds reserved, the first attempt after the commit. */
@@ -167,6 +171,7 @@ export async function createContext(config: Config, database: Database, options:
   if (served !== 'all') metrics.serveLive([...served].map((network) => ({ network, payouts: custody('live').payoutRefusal(network) === null })));
   const catalog = fullCatalog.withLiveNetworks(served === 'all' ? fullCatalog.data.networks.map((n) => n.code) : served);
   const fees = NetworkFees.load(config.networkFeesFile, catalog);
+  const treasury = TreasuryPolicy.load(config.treasuryFile, fullCatalog, isValidDestination);
   const prices = options.prices ?? priceSourceFor(config, clock, catalog);
   const cursors = new CursorCodec(await sharedSecret(db, 'cursor-signing'));
   // Last of what can fail, so a failed start leaves no Redis connection open.
@@ -192,6 +197,7 @@ export async function createContext(config: Config, database: Database, options:
     catalog,
     cursors,
     limiter,
+    treasury,
     callers,
     idempotency: new Idempotency(config.docsBaseUrl, metrics),
     lockouts: new AuthLockouts(config.authFailuresPerMinute, limiter.failureCounters),

@@ -1,4 +1,6 @@
+import { encodeTime } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newEventId } from '../src/domain/events.js';
 import { expireDueIntents } from '../src/use-cases/expiry.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { ManualClock } from './support/clock.js';
@@ -74,5 +76,15 @@ describe('one business clock', () => {
     const [event] = await eventsInOrder(t, tenant.key, intent.id);
     const ulidTime = [...event!.id.slice(4, 14)].reduce((n, c) => n * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c), 0);
     expect(new Date(ulidTime).toISOString()).toBe(event!.created_at);
+  });
+
+  it('event ids increase within a millisecond, and after the clock steps back still encode their own instant', () => {
+    const at = new Date('2026-12-07T12:00:00.000Z');
+    const sameInstant = [newEventId(at), newEventId(at), newEventId(at)];
+    expect([...sameInstant].sort()).toEqual(sameInstant);
+    expect(new Set(sameInstant).size).toBe(3);
+    const earlier = newEventId(new Date(at.getTime() - 60_000));
+    expect(earlier.slice(4, 14)).toBe(encodeTime(at.getTime() - 60_000, 10));
+    expect(earlier < sameInstant[0]!).toBe(true);
   });
 });

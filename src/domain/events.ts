@@ -27,11 +27,18 @@ export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_TYPES, value);
 }
 
-const nextUlid = monotonicFactory();
+/** The millisecond of the last id, and the factory that keeps ids of that millisecond increasing. */
+let current = { time: Number.NaN, next: monotonicFactory() };
 
-/** `evt_` + a ULID from the business clock's `now` (also the event's created_at), monotonic within a millisecond. */
+/**
+ * `evt_` + a ULID from the business clock's `now` (also the event's created_at), monotonic within a millisecond.
+ * Only within one: a ULID factory left to itself keeps the latest time it has seen, so after a clock that stepped
+ * back (or a test's clock set ahead) ids would encode another instant than their created_at.
+ */
 export function newEventId(now: Date): string {
-  return `evt_${nextUlid(now.getTime())}`;
+  const time = now.getTime();
+  if (time !== current.time) current = { time, next: monotonicFactory() };
+  return `evt_${current.next(time)}`;
 }
 
 export const EVENT_ID_PATTERN = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;

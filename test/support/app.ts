@@ -108,14 +108,15 @@ export async function startTestApp(
   };
 }
 
+/** The response serializers compiled by this worker's apps, file after file (vitest.config.ts: isolate: false). */
+const serializers: SerializerCache = new Map();
+
 /**
- * The response serializers compiled by this worker's earlier apps. The worker keeps them from file to file on
- * `globalThis` (each file imports the service's modules afresh, fresh-modules.ts): compiling them was a quarter
- * of the suite's CPU time. They are pure functions of their schemas (serializers.ts keys them by content).
+ * The cache of compiled response serializers that the apps a test builds share: compiling them for every app was a
+ * quarter of the suite's CPU time. They are pure functions of their schemas (serializers.ts keys them by content).
  */
 export function workerSerializers(): SerializerCache {
-  const worker = globalThis as { connectSerializers?: SerializerCache };
-  return (worker.connectSerializers ??= new Map());
+  return serializers;
 }
 
 /**

@@ -8,7 +8,7 @@ import { pgliteDatabase, type PgliteDatabase } from '../../src/store/pglite.js';
  * truncated (but the migrations' own record), sequences restarted, the session discarded (prepared statements,
  * settings, LISTENs, advisory locks) and the statistics reset. It is kept only if its schema is then still the
  * template's, and only if all that is done within a few seconds; otherwise it is closed and the next file gets a
- * fresh copy. Kept on `globalThis`: each file imports the test support afresh (fresh-modules.ts).
+ * fresh copy. The worker keeps this module, and so its spares, from file to file (vitest.config.ts: isolate: false).
  */
 interface Spares {
   free: PGlite[];
@@ -16,7 +16,7 @@ interface Spares {
   pristine?: string;
 }
 
-const spares = ((globalThis as { connectPgliteSpares?: Spares }).connectPgliteSpares ??= { free: [] });
+const spares: Spares = { free: [] };
 const KEPT_AT_MOST = 2;
 const EMPTYING_TIMEOUT_MS = 5_000;
 
