@@ -4,6 +4,8 @@
  * answers it got to src/http/openapi-examples.json. Run it after changing a route: `npm run openapi:examples`.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
@@ -217,11 +219,23 @@ await call('DELETE', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.1
 // database. The xpub is account 1 of the public development mnemonic "test … junk".
 const liveDb = await openPglite();
 await migrate(liveDb);
+// A treasury policy (docs/treasury.md) for the live app's network.
+const treasuryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-treasury-')), 'treasury.json');
+fs.writeFileSync(
+  treasuryFile,
+  JSON.stringify({
+    ethereum: {
+      sweep_every_seconds: 900,
+      assets: { USDC: { float_target: '20000', float_low: '5000', float_high: '50000', cold_address: '0x000000000000000000000000000000000000c01d', min_sweep: '25', max_cost_share: '0.01' } },
+    },
+  }),
+);
 const liveCtx = await createContext(
   {
     ...loadConfig({
       CONNECT_EVM_XPUB: 'xpub6Ce9NcJvTk372KjsGfWqbcex5DumjpNquQLApoeQUavSCjEc823BV1tb4rXUuPuht8h2hSxkg2EXUaKUJmniJvRZAELxypsCzBFdtosmV76',
       CONNECT_EVM_RPC_ETHEREUM: 'http://127.0.0.1:8545',
+      CONNECT_TREASURY_FILE: treasuryFile,
     }),
     logLevel: 'silent',
   },
@@ -230,6 +244,9 @@ const liveCtx = await createContext(
 const liveApp = await buildApp(liveCtx, { adminToken: ADMIN_TOKEN, logger: false });
 await call('POST', `${A}/xpub-claims`, { on: liveApp, body: { family: 'evm', start_index: 1200 } });
 await call('GET', `${A}/xpub-claims`, { on: liveApp });
+await call('GET', `${A}/treasury/networks`, { on: liveApp });
+await call('POST', `${A}/treasury/networks/{network}/pause`, { on: liveApp, path: { network: 'ethereum' }, body: { reason: 'rotating the hot wallet' } });
+await call('POST', `${A}/treasury/networks/{network}/resume`, { on: liveApp, path: { network: 'ethereum' } });
 await liveApp.close();
 await liveCtx.limiter.close();
 await liveDb.close();

@@ -36,6 +36,7 @@ import { Refunds } from './use-cases/refunds.js';
 import { RefundAddressRequests } from './use-cases/refund-address-requests.js';
 import { NetworkFees } from './domain/network-fees.js';
 import { TreasuryPolicy } from './domain/treasury-policy.js';
+import { Treasury } from './use-cases/treasury.js';
 import { isValidDestination } from './providers/chains/address-codecs.js';
 import { priceSourceFor } from './providers/prices/index.js';
 import type { PriceSource } from './providers/prices/price-source.js';
@@ -86,8 +87,8 @@ export interface AppContext {
   balances: Balances;
   /** The price source (a feed is an outside call: read it before a transaction, never inside one). */
   prices: PriceSource;
-  /** The operator's treasury policy: the hot wallets' floats and where sweeps go (docs/treasury.md). */
-  treasury: TreasuryPolicy;
+  /** The operator's treasury policy (the hot wallets' floats and where sweeps go) and its pauses (docs/treasury.md). */
+  treasury: Treasury;
   /** Payout quotes, and the pricing refunds share. */
   payoutQuotes: PayoutQuotes;
   /** A payout quote executed: the funds reserved, the first attempt after the commit. */
@@ -197,7 +198,7 @@ export async function createContext(config: Config, database: Database, options:
     catalog,
     cursors,
     limiter,
-    treasury,
+    treasury: new Treasury(db, treasury, clock),
     callers,
     idempotency: new Idempotency(config.docsBaseUrl, metrics),
     lockouts: new AuthLockouts(config.authFailuresPerMinute, limiter.failureCounters),

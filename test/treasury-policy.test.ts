@@ -75,7 +75,7 @@ describe('treasury policy (docs/treasury.md, "The policy")', () => {
     await expect(startTestApp({ treasuryFile: file }, database)).rejects.toThrow(`Invalid treasury policy ${file}: ethereum/USDC: float_low ≤ float_target ≤ float_high must hold`);
     fs.writeFileSync(file, JSON.stringify({ ethereum: { sweep_every_seconds: 900, assets: { USDC: usdc } } }));
     const t = await startTestApp({ treasuryFile: file }, database);
-    expect(t.ctx.treasury.asset('ethereum', 'USDC')?.floatTarget.toString()).toBe('20000');
+    expect(t.ctx.treasury.policy.asset('ethereum', 'USDC')?.floatTarget.toString()).toBe('20000');
     await t.close();
     await database.close();
   });

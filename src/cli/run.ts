@@ -16,6 +16,7 @@ import { reconcileCommand } from './reconcile.js';
 import { reportCommands } from './reports.js';
 import type { RunDownload, RunLocal, RunVerb } from './verbs.js';
 import { solanaCommands } from './solana.js';
+import { treasuryCommands } from './treasury.js';
 import { webhookCommands } from './webhooks.js';
 import { xpubCommands } from './xpub.js';
 import { workerCommand } from './worker.js';
@@ -98,6 +99,7 @@ export async function runCli(
   reportCommands(program, download);
   solanaCommands(program, run);
   xpubCommands(program, run);
+  treasuryCommands(program, run);
   reconcileCommand(program, run);
   workerCommand(program, runLocal);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);

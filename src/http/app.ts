@@ -11,6 +11,7 @@ import { reportRoutes } from '../routes/reports.js';
 import { adminAuthLockoutRoutes } from '../routes/admin/auth-lockouts.js';
 import { adminDepositRoutes } from '../routes/admin/deposits.js';
 import { adminSolanaRoutes } from '../routes/admin/solana.js';
+import { adminTreasuryRoutes } from '../routes/admin/treasury.js';
 import { adminXpubRoutes } from '../routes/admin/xpubs.js';
 import { adminKeyRoutes } from '../routes/admin/keys.js';
 import { adminIdentifierRoutes } from '../routes/admin/identifiers.js';
@@ -151,6 +152,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions): Promise<
         adminXpubRoutes(admin, ctx);
         adminPayoutRoutes(admin, ctx, PARTNER_PREFIX);
         adminReconciliationRoutes(admin, ctx);
+        adminTreasuryRoutes(admin, ctx);
         adminAuthLockoutRoutes(admin, ctx);
       },
       { prefix: ADMIN_PREFIX },
