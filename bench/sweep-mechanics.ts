@@ -63,10 +63,26 @@ interface Row {
 
 const HOT: Address = FUNDER.address;
 
-async function mined(anvil: Anvil, hash: Hex): Promise<TransactionReceipt> {
-  const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+/**
+ * Waits for a transaction by asking for its receipt directly: anvil mines each transaction as it arrives. With
+ * viem's waitForTransactionReceipt (which watches block numbers) 2 runs in 12 hung on one transaction while the
+ * node's pool was empty; polling the receipt has not hung since.
+ * `priced` checks that it paid GAS_PRICE (the deposits, minted at anvil's own price, don't).
+ */
+async function mined(anvil: Anvil, hash: Hex, priced = true): Promise<TransactionReceipt> {
+  const deadline = Date.now() + 20_000;
+  let receipt: TransactionReceipt | undefined;
+  while (receipt === undefined) {
+    receipt = await anvil.client.getTransactionReceipt({ hash }).catch(() => undefined);
+    if (receipt !== undefined) break;
+    if (Date.now() > deadline) {
+      const known = await anvil.client.getTransaction({ hash }).catch(() => undefined);
+      throw new Error(`transaction ${hash} not mined after 20 s (${known ? 'known to the node' : 'unknown to the node'})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
-  if (receipt.effectiveGasPrice !== GAS_PRICE) throw new Error(`transaction ${hash} paid ${receipt.effectiveGasPrice}`);
+  if (priced && receipt.effectiveGasPrice !== GAS_PRICE) throw new Error(`transaction ${hash} paid ${receipt.effectiveGasPrice}`);
   return receipt;
 }
 
@@ -89,7 +105,7 @@ async function depositAll(anvil: Anvil, token: Address, addresses: Address[], ro
       args: [address, deposit(round, i)],
       chain: null,
     });
-    await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+    await mined(anvil, hash, false);
   }
 }
 
