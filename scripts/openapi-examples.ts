@@ -13,6 +13,8 @@ import { ADMIN_PREFIX, buildApp, PARTNER_PREFIX } from '../src/http/app.js';
 import type { RecordedExamples } from '../src/http/openapi-document.js';
 import { migrate } from '../src/store/migrate.js';
 import { openPglite } from '../src/store/pglite.js';
+import { startAnvil } from '../test/support/evm/anvil.js';
+import { HOT_WALLET, HOT_WALLET_KEY, testCatalogFile } from '../test/support/evm/live-app.js';
 
 const OUTPUT = new URL('../src/http/openapi-examples.json', import.meta.url);
 const ADMIN_TOKEN = randomUUID() + randomUUID();
@@ -215,10 +217,14 @@ for (let i = 0; i < 2; i++) {
 await call('GET', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.113.7' } });
 await call('DELETE', `${A}/auth-lockouts/{address}`, { path: { address: '203.0.113.7' } });
 
-// Xpub claims need a live family: a second app with live EVM (its RPC URL is never called here), on its own
-// database. The xpub is account 1 of the public development mnemonic "test … junk".
+// Xpub claims and the treasury need a live family: a second app with live EVM on anvil, whose test USDC stands in
+// for the catalog's, on its own database. The xpub is account 1 of the public development mnemonic "test … junk";
+// the hot wallet is anvil's account 1, holding some USDC.
 const liveDb = await openPglite();
 await migrate(liveDb);
+const anvil = await startAnvil();
+const ethereum = { network: 'ethereum', anvil, usdc: await anvil.deployToken() };
+await anvil.sendToken(ethereum.usdc, HOT_WALLET, '12500');
 // A treasury policy (docs/treasury.md) for the live app's network.
 const treasuryFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-treasury-')), 'treasury.json');
 fs.writeFileSync(
@@ -233,8 +239,10 @@ fs.writeFileSync(
 const liveCtx = await createContext(
   {
     ...loadConfig({
+      CONNECT_CATALOG_FILE: testCatalogFile([ethereum]),
       CONNECT_EVM_XPUB: 'xpub6Ce9NcJvTk372KjsGfWqbcex5DumjpNquQLApoeQUavSCjEc823BV1tb4rXUuPuht8h2hSxkg2EXUaKUJmniJvRZAELxypsCzBFdtosmV76',
-      CONNECT_EVM_RPC_ETHEREUM: 'http://127.0.0.1:8545',
+      CONNECT_EVM_RPC_ETHEREUM: anvil.url,
+      CONNECT_EVM_SIGNER_KEY: HOT_WALLET_KEY,
       CONNECT_TREASURY_FILE: treasuryFile,
     }),
     logLevel: 'silent',
@@ -245,9 +253,11 @@ const liveApp = await buildApp(liveCtx, { adminToken: ADMIN_TOKEN, logger: false
 await call('POST', `${A}/xpub-claims`, { on: liveApp, body: { family: 'evm', start_index: 1200 } });
 await call('GET', `${A}/xpub-claims`, { on: liveApp });
 await call('GET', `${A}/treasury/networks`, { on: liveApp });
+await call('GET', `${A}/treasury/plan`, { on: liveApp, query: { network: 'ethereum' } });
 await call('POST', `${A}/treasury/networks/{network}/pause`, { on: liveApp, path: { network: 'ethereum' }, body: { reason: 'rotating the hot wallet' } });
 await call('POST', `${A}/treasury/networks/{network}/resume`, { on: liveApp, path: { network: 'ethereum' } });
 await liveApp.close();
+await anvil.close();
 await liveCtx.limiter.close();
 await liveDb.close();
 

@@ -187,6 +187,11 @@ export async function createContext(config: Config, database: Database, options:
     atBoundary: options.atPayoutBoundary,
   });
   const operations = new Operations(db);
+  // The live chains' balances, read by reconciliation and by the treasury's sweep plans.
+  const chains = reconciledNetworks(
+    { evm: wallets.liveEvm, tron: wallets.liveTron, solana: wallets.liveSolana },
+    { evm: config.evm.rpcTimeoutMs, solana: config.solana.rpcTimeoutMs },
+  );
   const payoutQuotes = new PayoutQuotes(db, catalog, fees, prices, custody, clock, config.pricesMaxAgeSeconds, operations);
   const payoutExecution = new PayoutExecution(prices, custody, clock, config.pricesMaxAgeSeconds, outbound, config.livePayouts.leaseSeconds, operations);
   const payouts = new Payouts();
@@ -198,7 +203,7 @@ export async function createContext(config: Config, database: Database, options:
     catalog,
     cursors,
     limiter,
-    treasury: new Treasury(db, treasury, clock),
+    treasury: new Treasury(db, treasury, clock, catalog, chains, fees, prices, config.pricesMaxAgeSeconds),
     callers,
     idempotency: new Idempotency(config.docsBaseUrl, metrics),
     lockouts: new AuthLockouts(config.authFailuresPerMinute, limiter.failureCounters),
@@ -228,14 +233,6 @@ export async function createContext(config: Config, database: Database, options:
     liveEvm: wallets.liveEvm,
     liveSolana: wallets.liveSolana,
     liveTron: wallets.liveTron,
-    reconciliation: new Reconciliation(
-      db,
-      catalog,
-      clock,
-      reconciledNetworks(
-        { evm: wallets.liveEvm, tron: wallets.liveTron, solana: wallets.liveSolana },
-        { evm: config.evm.rpcTimeoutMs, solana: config.solana.rpcTimeoutMs },
-      ),
-    ),
+    reconciliation: new Reconciliation(db, catalog, clock, chains),
   };
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../src/domain/money.js';
 import type { AssetPolicy } from '../src/domain/treasury-policy.js';
-import { planSweeps, type Holding } from '../src/domain/treasury-plan.js';
+import { Catalog } from '../src/domain/catalog.js';
+import { NetworkFees } from '../src/domain/network-fees.js';
+import { planSweeps, sweepCostUsd, type Holding } from '../src/domain/treasury-plan.js';
 
 const d = (value: string | number) => new Decimal(value);
 const policy = (over: Partial<AssetPolicy> = {}): AssetPolicy => ({
@@ -66,5 +68,21 @@ describe('sweep plan (docs/treasury.md, "What a sweep plan does")', () => {
 
   it('says the float is high above float_high', () => {
     expect(planSweeps(policy(), [], { balance: d('30000.000001'), incoming: d(0) }, flatCost('1'), false).float.level).toBe('high');
+  });
+});
+
+describe('what a sweep is expected to cost (network-fees.json, the payout quotes\' estimates)', () => {
+  const catalog = Catalog.load();
+  const fees = NetworkFees.load(undefined, catalog);
+  const cost = (asset: string, network: string) => sweepCostUsd(fees, catalog.network(network)!, asset)?.toFixed();
+
+  it('a token on EVM or Tron: its transfer and the native top-up before it; a native coin: its own transfer', () => {
+    expect(cost('USDC', 'ethereum')).toBe('3.9');
+    expect(cost('USDT', 'tron')).toBe('3.5');
+    expect(cost('ETH', 'ethereum')).toBe('1.5');
+  });
+
+  it('a token on Solana: its transfer alone (the hot wallet pays the fee; no top-up)', () => {
+    expect(cost('USDC', 'solana')).toBe('0.01');
   });
 });

@@ -1,6 +1,29 @@
 import type { Command } from 'commander';
 import { adminPath } from './operator-api.js';
+import type { TreasuryPlanAnswer } from '../routes/admin/treasury.js';
 import type { RunVerb } from './verbs.js';
+
+const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+
+/** One row per network and asset (the float before and after the plan), then each sweep and skipped address under it. */
+export function planText(answer: TreasuryPlanAnswer): string {
+  if (answer.data.length === 0) return 'The treasury policy names no network (CONNECT_TREASURY_FILE): nothing is swept (docs/treasury.md).\n';
+  const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'AFTER', 'TARGET', 'SWEEPS', 'SKIPPED'];
+  const rows = answer.data.map((plan) => {
+    const hot = plan.hot_wallet;
+    return [plan.network, plan.asset, hot?.level ?? '-', hot?.balance ?? '-', hot?.after ?? '-', hot?.target ?? '-', String(plan.sweeps.length), String(plan.skipped.length)];
+  });
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const out = [pad(header, widths)];
+  answer.data.forEach((plan, i) => {
+    out.push(pad(rows[i]!, widths));
+    if (plan.pause) out.push(`  paused since ${plan.pause.paused_at}: ${plan.pause.reason} (planned anyway: this is what resuming would do)`);
+    if (plan.error) out.push(`  no plan: ${plan.error}`);
+    for (const sweep of plan.sweeps) out.push(`  sweep ${sweep.address}: ${sweep.amount} to ${sweep.to} (arrives ${sweep.arrives}, cost ${sweep.cost})`);
+    for (const skip of plan.skipped) out.push(`  skip  ${skip.address}: ${skip.amount} (${skip.reason})`);
+  });
+  return `${out.join('\n')}\n`;
+}
 
 export function treasuryCommands(program: Command, run: RunVerb): void {
   const treasury = program.command('treasury').description('The treasury policy (CONNECT_TREASURY_FILE) and pausing sweeps per network; see docs/treasury.md');
@@ -8,6 +31,16 @@ export function treasuryCommands(program: Command, run: RunVerb): void {
     .command('networks')
     .description('Show each network of the treasury policy: its floats, cold address, sweep limits and whether sweeping is paused')
     .action(() => run({ method: 'GET', path: '/treasury/networks' }));
+  treasury
+    .command('plan')
+    .description('Read the chains now and show what sweeping would do, per network and asset of the policy: a dry run, nothing is sent')
+    .option('--network <network>', 'only this network of the policy')
+    .option('--json', 'print the operator API answer as JSON')
+    .action((options: { network?: string; json?: boolean }) =>
+      run({ method: 'GET', path: '/treasury/plan', query: { network: options.network } }, undefined, {
+        text: options.json ? undefined : (answer) => planText(answer as TreasuryPlanAnswer),
+      }),
+    );
   treasury
     .command('pause')
     .description('Pause sweeping on a network, in every process, until it is resumed (sweeps already sent are followed to their end)')

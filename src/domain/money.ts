@@ -74,4 +74,7 @@ export const ZERO = new Decimal(0);
  */
 export const toNumber = (amount: Decimal | string) => (typeof amount === 'string' ? Number(amount) : amount.toNumber());
 /** Decimal strings without exponent or trailing zeros, for fields the contract types as strings. */
+/** An amount counted in the asset's base units on chain (wei, sun, lamports), in the asset's unit. */
+export const fromBaseUnits = (units: bigint, decimals: number): Decimal => new Decimal(units.toString()).div(new Decimal(10).pow(decimals));
+
 export const toDecimalString = (amount: Decimal | string) => new Decimal(amount).toFixed();

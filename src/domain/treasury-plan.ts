@@ -1,4 +1,6 @@
+import type { Network } from './catalog.js';
 import type { Decimal } from './money.js';
+import type { NetworkFees } from './network-fees.js';
 import type { AssetPolicy } from './treasury-policy.js';
 
 /** What one deposit address holds of the asset and may be swept: credited, on chain, not already being swept. */
@@ -26,7 +28,8 @@ export const SKIP_REASONS = ['below_minimum', 'too_costly', 'float_full'] as con
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** low: below float_low (sweeps run at once, /readyz says so); high: above float_high; ok: between. */
-export type FloatLevel = 'low' | 'ok' | 'high';
+export const FLOAT_LEVELS = ['low', 'ok', 'high'] as const;
+export type FloatLevel = (typeof FLOAT_LEVELS)[number];
 
 export interface PlannedSweep {
   address: string;
@@ -106,3 +109,17 @@ export function floatLevel(policy: AssetPolicy, float: Decimal): FloatLevel {
   return 'ok';
 }
 
+
+/**
+ * What sweeping one deposit address is expected to cost, in USD, from the estimates payout quotes use
+ * (network-fees.json): one transfer of the asset, plus, for a token on EVM or Tron, the native coin the hot wallet
+ * sends the address first to pay for it (gas; energy and bandwidth). On Solana the hot wallet pays the fee itself
+ * and closing the token account gives its rent back, which the estimate leaves out. Null: the pair has no estimate.
+ */
+export function sweepCostUsd(fees: NetworkFees, network: Network, asset: string): Decimal | null {
+  const transfer = fees.fee(asset, network.code)?.feeUsd;
+  if (transfer === undefined) return null;
+  if (asset === network.native_asset || network.address_format === 'solana') return transfer;
+  const topUp = fees.fee(network.native_asset, network.code)?.feeUsd;
+  return topUp === undefined ? null : transfer.plus(topUp);
+}

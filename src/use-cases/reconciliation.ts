@@ -1,20 +1,17 @@
 import type { Catalog } from '../domain/catalog.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, fromBaseUnits } from '../domain/money.js';
 import { reconcile, unavailable, type AddressFigures, type LedgerFigures, type ReconciliationResult } from '../domain/reconciliation.js';
 import type { ReconciledNetwork } from '../providers/chains/balances.js';
-import { endpointFreeMessage } from '../providers/chains/rpc-errors.js';
-import { linkedHeight } from '../store/chain-watch.js';
 import type { Database } from '../store/database.js';
+import { chainAssetsOn, readChainBalances } from './chain-balances.js';
 import { lastCheckedAt, latestResults, ledgerSideOn, liveAddressesOn, saveResults, type LedgerSideRow, type LiveAddressRow, type ReconciliationRow } from '../store/reconciliation.js';
 
 /** A network's last reconciliation, as the operator API and the dashboard present it. */
 export type { ReconciliationRow };
 
 const ZERO = new Decimal(0);
-
-const fromBaseUnits = (units: bigint, decimals: number) => new Decimal(units.toString()).div(new Decimal(10).pow(decimals));
 
 function ledgerFigures(row: LedgerSideRow | undefined): LedgerFigures {
   return {
@@ -87,15 +84,13 @@ export class Reconciliation {
     return latestResults(this.db, network);
   }
 
-  private async reconcileNetwork({ network, reader, hotWallet }: ReconciledNetwork): Promise<ReconciliationResult[]> {
-    const pairs = this.catalog.data.assets.flatMap((asset) => {
-      const pair = asset.networks.find((n) => n.network === network);
-      return pair ? [{ asset: asset.code, decimals: pair.decimals, token: pair.token_contract }] : [];
-    });
+  private async reconcileNetwork(target: ReconciledNetwork): Promise<ReconciliationResult[]> {
+    const { network, hotWallet } = target;
+    const pairs = chainAssetsOn(this.catalog, network);
     const holders = byAddress(await liveAddressesOn(this.db, network));
     // The chain first, the ledger after: a deposit credited meanwhile was on chain before it (its confirmations),
     // and a payout settled meanwhile left after; either way the difference is a surplus, never a false shortfall.
-    const onChain = await this.readBalances(network, reader, pairs, [...holders.keys(), ...(hotWallet === null ? [] : [hotWallet])]);
+    const onChain = await readChainBalances(this.db, this.catalog, target, pairs, [...holders.keys(), ...(hotWallet === null ? [] : [hotWallet])]);
     const ledger = new Map((await ledgerSideOn(this.db, network)).map((row) => [row.asset, row]));
     return pairs.map(({ asset, decimals }) => {
       const figures = ledgerFigures(ledger.get(asset));
@@ -110,50 +105,5 @@ export class Reconciliation {
         hotWallet: hotWallet === null ? null : { address: hotWallet, balance: fromBaseUnits(balances[holders.size]!, decimals) },
       });
     });
-  }
-
-  /**
-   * Each asset's balances of `holders`, or why they could not be read: a node that fails, or serves another chain,
-   * fails every asset; a token whose contract does not answer fails only its own.
-   */
-  private async readBalances(
-    network: string,
-    reader: ReconciledNetwork['reader'],
-    pairs: { asset: string; token: string | null }[],
-    holders: string[],
-  ): Promise<Map<string, bigint[] | { error: string }>> {
-    const balances = new Map<string, bigint[] | { error: string }>();
-    const expected = this.catalog.network(network)!.chain_id;
-    if (expected !== null && reader.chainId) {
-      let served: number;
-      try {
-        served = await reader.chainId();
-      } catch (failure) {
-        return new Map(pairs.map(({ asset }) => [asset, { error: endpointFreeMessage(failure) }]));
-      }
-      // Balances of the same addresses on another chain would be somebody else's money.
-      if (served !== expected) return new Map(pairs.map(({ asset }) => [asset, { error: `the RPC URL serves chain ${served}, not ${expected}` }]));
-    }
-    let at: bigint | undefined;
-    try {
-      at = await this.readHeight(network, reader);
-    } catch (failure) {
-      return new Map(pairs.map(({ asset }) => [asset, { error: endpointFreeMessage(failure) }]));
-    }
-    for (const { asset, token } of pairs) {
-      balances.set(asset, await reader.balances(token, holders, at).catch((failure: unknown) => ({ error: endpointFreeMessage(failure) })));
-    }
-    return balances;
-  }
-
-  /**
-   * The block every balance of the network is read at: the head the node claims, never below the block the deposit
-   * watchers have linked (the ledger credits nothing above it). A backend behind that block refuses, and the network
-   * reads as unavailable, rather than answer an older balance that would show credited money as missing.
-   */
-  private async readHeight(network: string, reader: ReconciledNetwork['reader']): Promise<bigint | undefined> {
-    if (!reader.height) return undefined;
-    const [claimed, linked] = await Promise.all([reader.height(), linkedHeight(this.db, network)]);
-    return linked !== null && linked > claimed ? linked : claimed;
   }
 }

@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../../../src/domain/clock.js';
 import { rpcChainReader, type EvmChainReader } from '../../../src/providers/chains/evm-rpc.js';
 import type { Database } from '../../../src/store/database.js';
 import { EvmWatcher } from '../../../src/workers/evm-watcher.js';
-import type { EvmConfig } from '../../../src/config.js';
+import type { Config, EvmConfig } from '../../../src/config.js';
 import type { ContextOptions } from '../../../src/context.js';
 import { startTestApp, type Tenant, type TestApp } from '../app.js';
 import { createTenant } from '../partner.js';
@@ -64,7 +64,32 @@ export function testCatalogFile(networks: WatchedNetwork[]): string {
   return file;
 }
 
-/** A test app whose live keys use the given anvil chains, as an operator configures them (docs/live-evm.md). */
+/** The settings of live keys on the given anvil chains, as an operator sets them (docs/live-evm.md). */
+export function liveEvmConfig(networks: WatchedNetwork[], evm: Partial<EvmConfig> = {}): Partial<Config> {
+  return {
+    catalogFile: testCatalogFile(networks),
+    evm: {
+      xpub: TEST_XPUB,
+      rpcUrls: Object.fromEntries(networks.map((n) => [n.network, n.anvil.url])),
+      pollSeconds: 1,
+      batchBlocks: 50,
+      reorgWindow: 64,
+      forkConfirmSeconds: 60,
+      // A proof that a payout paid nothing is looked at twice within one attempt: tests decide when time passes.
+      notSentConfirmSeconds: 0,
+      // Any sweep finds an unmined payout stuck: tests decide when a block is mined.
+      rebroadcastSeconds: 0,
+      gapFillSeconds: 60,
+      rpcTimeoutMs: 5_000,
+      signer: { key: HOT_WALLET_KEY },
+      ...evm,
+    },
+    // Every sweep looks at every open payout again: tests decide when blocks are mined.
+    livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100, sweepSeconds: 5, sweepSecondsByNetwork: {} },
+  };
+}
+
+/** A test app whose live keys use the given anvil chains. */
 export function startLiveEvmApp(
   networks: WatchedNetwork[],
   existing?: TestApp['testDb'],
@@ -72,32 +97,7 @@ export function startLiveEvmApp(
   evm: Partial<EvmConfig> = {},
   setup: Parameters<typeof startTestApp>[3] = {},
 ): Promise<TestApp> {
-  return startTestApp(
-    {
-      catalogFile: testCatalogFile(networks),
-      evm: {
-        xpub: TEST_XPUB,
-        rpcUrls: Object.fromEntries(networks.map((n) => [n.network, n.anvil.url])),
-        pollSeconds: 1,
-        batchBlocks: 50,
-        reorgWindow: 64,
-        forkConfirmSeconds: 60,
-        // A proof that a payout paid nothing is looked at twice within one attempt: tests decide when time passes.
-        notSentConfirmSeconds: 0,
-        // Any sweep finds an unmined payout stuck: tests decide when a block is mined.
-        rebroadcastSeconds: 0,
-        gapFillSeconds: 60,
-        rpcTimeoutMs: 5_000,
-        signer: { key: HOT_WALLET_KEY },
-        ...evm,
-      },
-      // Every sweep looks at every open payout again: tests decide when blocks are mined.
-      livePayouts: { leaseSeconds: 120, recheckSeconds: 0, sweepLimit: 100, sweepSeconds: 5, sweepSecondsByNetwork: {} },
-    },
-    existing,
-    options,
-    setup,
-  );
+  return startTestApp(liveEvmConfig(networks, evm), existing, options, setup);
 }
 
 /** A logger for workers and sweeps whose warnings a test does not look at. */
