@@ -23,6 +23,9 @@ describe('treasury policy (docs/treasury.md, "The policy")', () => {
     expect(asset.coldAddress).toBe(COLD);
     expect(policy.asset('ethereum', 'USDT')).toBeUndefined();
     expect(policy.asset('tron', 'USDT')).toBeUndefined();
+    // No bound on what a sweep may spend: the signer signs nothing on the network.
+    expect(policy.network('ethereum')?.maxFeePerSweep).toBeNull();
+    expect(parse({ ethereum: { sweep_every_seconds: 900, max_fee_per_sweep: '0.002', assets: {} } }).network('ethereum')?.maxFeePerSweep?.toFixed()).toBe('0.002');
   });
 
   it('no file is no policy: nothing is swept anywhere', () => {
@@ -33,6 +36,7 @@ describe('treasury policy (docs/treasury.md, "The policy")', () => {
     const wrong = {
       ethereum: {
         sweep_every_seconds: 900,
+        max_fee_per_sweep: '0.0000000000000000001',
         assets: {
           USDC: { ...usdc, float_low: '30000', min_sweep: '0', max_cost_share: '1.5', float_target: '20000.0000001', cold_address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
           DOGE: usdc,
@@ -48,6 +52,7 @@ describe('treasury policy (docs/treasury.md, "The policy")', () => {
         'ethereum/USDC: max_cost_share must be above 0 and at most 1',
         'ethereum/USDC: cold_address is not a evm address',
         'ethereum/DOGE: not a catalog pair',
+        "ethereum: max_fee_per_sweep has more than ETH's 18 decimals",
         'atlantis: not a catalog network',
       ].join('; '),
     );

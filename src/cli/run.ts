@@ -15,6 +15,7 @@ import { payoutCommands } from './payouts.js';
 import { reconcileCommand } from './reconcile.js';
 import { reportCommands } from './reports.js';
 import type { RunDownload, RunLocal, RunVerb } from './verbs.js';
+import { signerCommands } from './signer.js';
 import { solanaCommands } from './solana.js';
 import { treasuryCommands } from './treasury.js';
 import { webhookCommands } from './webhooks.js';
@@ -102,6 +103,7 @@ export async function runCli(
   treasuryCommands(program, run);
   reconcileCommand(program, run);
   workerCommand(program, runLocal);
+  signerCommands(program, io.stdout, env);
   adminTokenCommand(program, () => loadConfig(env), io.stdout);
 
   try {

@@ -21,6 +21,13 @@ const AssetPolicySchema = Type.Object(
 const NetworkPolicySchema = Type.Object(
   {
     sweep_every_seconds: Type.Integer({ minimum: 60, maximum: 86_400, description: 'Seconds between two sweep plans of the network.' }),
+    max_fee_per_sweep: Type.Optional(
+      Type.String({
+        ...Amount,
+        description:
+          "The most one sweep may spend on fees, in the network's native coin: bounds each top-up the hot wallet sends a deposit address and the fee of each transaction a deposit address signs. Absent: the signer signs nothing for the network.",
+      }),
+    ),
     assets: Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), AssetPolicySchema, { additionalProperties: false }),
   },
   { additionalProperties: false },
@@ -47,6 +54,8 @@ export interface AssetPolicy {
 export interface NetworkPolicy {
   network: string;
   sweepEverySeconds: number;
+  /** In the native coin; null: no top-up or deposit transaction is signed on the network. */
+  maxFeePerSweep: Decimal | null;
   assets: ReadonlyMap<string, AssetPolicy>;
 }
 
@@ -87,8 +96,14 @@ export class TreasuryPolicy {
         problems.push(...assetProblems(policy, catalog, isDestination));
         assets.set(asset, policy);
       }
-      if (!catalog.network(network)) problems.push(`${network}: not a catalog network`);
-      byNetwork.set(network, { network, sweepEverySeconds: entry.sweep_every_seconds, assets });
+      const known = catalog.network(network);
+      if (!known) problems.push(`${network}: not a catalog network`);
+      const maxFeePerSweep = entry.max_fee_per_sweep === undefined ? null : new Decimal(entry.max_fee_per_sweep);
+      const nativeDecimals = known && catalog.pair(known.native_asset, network)?.decimals;
+      if (maxFeePerSweep && nativeDecimals !== undefined && maxFeePerSweep.decimalPlaces() > nativeDecimals) {
+        problems.push(`${network}: max_fee_per_sweep has more than ${known!.native_asset}'s ${nativeDecimals} decimals`);
+      }
+      byNetwork.set(network, { network, sweepEverySeconds: entry.sweep_every_seconds, maxFeePerSweep, assets });
     }
     if (problems.length > 0) throw new Error(`Invalid treasury policy ${name}: ${problems.join('; ')}`);
     return new TreasuryPolicy(byNetwork);

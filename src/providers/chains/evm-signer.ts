@@ -25,7 +25,7 @@ export const signerKeyFromFile = (file: string) => localSigner(fs.readFileSync(f
  * What a remote signer signed differs from what it was asked to sign (or is signed by another key): a field
  * named, so that it is never broadcast.
  */
-async function remoteSigningMismatch(asked: TransactionSerializable, raw: Hex, from: Address): Promise<string | null> {
+export async function remoteSigningMismatch(asked: TransactionSerializable, raw: Hex, from: Address): Promise<string | null> {
   const signed = parseTransaction(raw);
   const fields = {
     type: [signed.type, asked.type],

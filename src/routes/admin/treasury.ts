@@ -16,6 +16,9 @@ const TreasuryNetworkSchema = Type.Object(
     object: Type.Literal('treasury_network'),
     network: Type.String(),
     sweep_every_seconds: Type.Integer({ description: "How often the network's sweep plan runs." }),
+    max_fee_per_sweep: Type.Union([Amount("The most one sweep may spend on fees, in the network's native coin."), Type.Null()], {
+      description: 'Null: the signer signs no sweep or top-up on the network.',
+    }),
     pause: PauseSchema,
     assets: Type.Array(
       Type.Object({
@@ -130,6 +133,7 @@ function shown({ policy, pause }: TreasuryNetwork) {
     object: 'treasury_network' as const,
     network: policy.network,
     sweep_every_seconds: policy.sweepEverySeconds,
+    max_fee_per_sweep: policy.maxFeePerSweep?.toFixed() ?? null,
     pause: pause && { reason: pause.reason, paused_at: pause.paused_at.toISOString() },
     assets: [...policy.assets.values()].map((a) => ({
       asset: a.asset,

@@ -1,0 +1,86 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { Value } from 'typebox/value';
+import { keccak256, type Address, type Hex, type PrivateKeyAccount } from 'viem';
+import type { EvmDepositKeys } from './evm-deposit-keys.js';
+import { evmRefusal, type EvmNetworkRules, type EvmSignRequest } from './evm-sweep-rules.js';
+import { EvmSignBody, type EvmSigned, type SignerError } from './wire.js';
+
+export interface SignerSetup {
+  /** Per EVM network, what may be signed (evmNetworkRules). */
+  rules: ReadonlyMap<string, EvmNetworkRules>;
+  deposits: EvmDepositKeys;
+  /** The account top-ups are sent from (the hot wallet, or an account kept for gas alone). */
+  gas: PrivateKeyAccount;
+  /** The secret the service signs its requests with (Standard Webhooks, `whsec_…`). */
+  secret: string;
+  logger: FastifyBaseLogger;
+}
+
+const fail = (code: SignerError['error']['code'], message: string): SignerError => ({ error: { code, message } });
+
+function requestOf(body: EvmSignBody): EvmSignRequest {
+  const tx = body.transaction;
+  return {
+    network: body.network,
+    kind: body.kind,
+    index: body.index,
+    transaction: {
+      to: tx.to as Address,
+      data: tx.data as Hex,
+      value: BigInt(tx.value),
+      gas: BigInt(tx.gas),
+      nonce: tx.nonce,
+      maxFeePerGas: BigInt(tx.max_fee_per_gas),
+      maxPriorityFeePerGas: BigInt(tx.max_priority_fee_per_gas),
+    },
+  };
+}
+
+/**
+ * The signer (`connect-payments signer`, docs/treasury.md): holds the deposit seed and the gas account's key, and
+ * signs only what its own policy allows, whatever the service asks. Every request must carry the service's
+ * signature over its body and a recent timestamp; every refusal is logged with what was asked.
+ */
+export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: setup.logger, bodyLimit: 64 * 1024 });
+  const verifier = new Webhook(setup.secret);
+  // The signature covers the body's bytes as sent: parsed only once they are verified.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.get('/v1/health', async () => ({ status: 'ok' }));
+
+  app.post('/v1/evm/sign', async (request, reply) => {
+    const raw = typeof request.body === 'string' ? request.body : '';
+    try {
+      verifier.verify(raw, request.headers as Record<string, string>);
+    } catch (error) {
+      request.log.warn({ reason: (error as Error).message }, 'signer: refused an unauthenticated request');
+      return reply.code(401).send(fail('unauthenticated', 'the request is not signed with the service secret, or its timestamp is not recent'));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return reply.code(400).send(fail('invalid_request', 'the body is not JSON'));
+    }
+    if (!Value.Check(EvmSignBody, body)) {
+      const problems = [...Value.Errors(EvmSignBody, body)].map((e) => `${e.instancePath || '/'} ${e.message}`);
+      return reply.code(400).send(fail('invalid_request', problems.join('; ')));
+    }
+    const asked = requestOf(body);
+    const rules = setup.rules.get(asked.network);
+    const refusal = evmRefusal(asked, rules, (index) => setup.deposits.address(index));
+    const about = { network: asked.network, kind: asked.kind, index: asked.index, to: asked.transaction.to, value: body.transaction.value, nonce: asked.transaction.nonce };
+    if (refusal !== null) {
+      request.log.warn({ ...about, refusal }, 'signer: refused a request its policy does not allow');
+      return reply.code(403).send(fail('refused', refusal));
+    }
+    const account = asked.kind === 'sweep' ? setup.deposits.account(asked.index) : setup.gas;
+    const signed = await account.signTransaction({ type: 'eip1559', chainId: rules!.chainId, ...asked.transaction });
+    const answer: EvmSigned = { raw: signed, hash: keccak256(signed), from: account.address };
+    request.log.info({ ...about, from: answer.from, hash: answer.hash }, 'signer: signed');
+    return answer;
+  });
+  return app;
+}
