@@ -254,6 +254,7 @@ await call('POST', `${A}/xpub-claims`, { on: liveApp, body: { family: 'evm', sta
 await call('GET', `${A}/xpub-claims`, { on: liveApp });
 await call('GET', `${A}/treasury/networks`, { on: liveApp });
 await call('GET', `${A}/treasury/plan`, { on: liveApp, query: { network: 'ethereum' } });
+await call('GET', `${A}/treasury/status`, { on: liveApp });
 await call('POST', `${A}/treasury/networks/{network}/pause`, { on: liveApp, path: { network: 'ethereum' }, body: { reason: 'rotating the hot wallet' } });
 await call('POST', `${A}/treasury/networks/{network}/resume`, { on: liveApp, path: { network: 'ethereum' } });
 await liveApp.close();

@@ -34,6 +34,7 @@ describe('GET /livez and GET /readyz: unauthenticated probes', () => {
         failing: [],
         checks: { database: 'reachable', migrations: 'applied', workers: 'alive' },
         live: { networks: {}, watchers: [], payout_signer: null },
+        treasury: { floats_low: [] },
       },
     });
   });

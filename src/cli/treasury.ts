@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { adminPath } from './operator-api.js';
-import type { TreasuryPlanAnswer } from '../routes/admin/treasury.js';
+import { Decimal } from '../domain/money.js';
+import type { TreasuryPlanAnswer, TreasuryStatusAnswer } from '../http/resources/treasury.js';
 import type { RunVerb } from './verbs.js';
 
 const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
@@ -25,12 +26,50 @@ export function planText(answer: TreasuryPlanAnswer): string {
   return `${out.join('\n')}\n`;
 }
 
+/** One row per network and asset: the float against its target, what deposit addresses hold, what would be swept and left. */
+export function statusText(answer: TreasuryStatusAnswer): string {
+  if (answer.data.length === 0) return 'The treasury policy names no network (CONNECT_TREASURY_FILE): nothing is swept (docs/treasury.md).\n';
+  const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'TARGET', 'ON DEPOSITS', 'TO SWEEP', 'LEFT', 'PLANNED'];
+  const rows = answer.data.map(({ network, asset, float_level: level, summary, planned_at: at }) => {
+    const left = summary && new Decimal(summary.left.below_minimum).plus(summary.left.too_costly).plus(summary.left.float_full).toFixed();
+    return [
+      network,
+      asset,
+      level ?? '-',
+      summary?.hot_wallet.balance ?? '-',
+      summary?.hot_wallet.target ?? '-',
+      summary?.deposit_addresses.on_chain ?? '-',
+      summary ? `${summary.planned.sweeps} (${summary.planned.to_hot_wallet} hot, ${summary.planned.to_cold_storage} cold)` : '-',
+      left ?? '-',
+      at ?? 'never',
+    ];
+  });
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const out = [pad(header, widths)];
+  answer.data.forEach((status, i) => {
+    out.push(pad(rows[i]!, widths));
+    if (status.pause) out.push(`  paused since ${status.pause.paused_at}: ${status.pause.reason}`);
+    if (status.error) out.push(`  latest attempt made no plan (${status.checked_at}): ${status.error}`);
+  });
+  return `${out.join('\n')}\n`;
+}
+
 export function treasuryCommands(program: Command, run: RunVerb): void {
   const treasury = program.command('treasury').description('The treasury policy (CONNECT_TREASURY_FILE) and pausing sweeps per network; see docs/treasury.md');
   treasury
     .command('networks')
     .description('Show each network of the treasury policy: its floats, cold address, sweep limits and whether sweeping is paused')
     .action(() => run({ method: 'GET', path: '/treasury/networks' }));
+  treasury
+    .command('status')
+    .description('Show where the treasury stands per network and asset: the latest plan (periodic, or the last `treasury plan`), summed; reads nothing on chain')
+    .option('--network <network>', 'only this network of the policy')
+    .option('--json', 'print the operator API answer as JSON')
+    .action((options: { network?: string; json?: boolean }) =>
+      run({ method: 'GET', path: '/treasury/status', query: { network: options.network } }, undefined, {
+        text: options.json ? undefined : (answer) => statusText(answer as TreasuryStatusAnswer),
+      }),
+    );
   treasury
     .command('plan')
     .description('Read the chains now and show what sweeping would do, per network and asset of the policy: a dry run, nothing is sent')

@@ -4,6 +4,7 @@ import { TRANSACTION_ATTEMPTS, type Database } from '../store/database.js';
 import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
 import { latestResults, type ReconciliationRow } from '../store/reconciliation.js';
+import { treasuryStatus, type TreasuryStatusRow } from '../store/treasury.js';
 import { RECONCILIATION_STATUSES } from '../domain/reconciliation.js';
 import { freeOwners } from '../store/solana-owners.js';
 
@@ -256,6 +257,39 @@ export class Metrics {
       'Deposit addresses whose on-chain balance differs from what was credited to them, by live network and asset. Absent while the chain is unavailable.',
       ['network', 'asset'],
       (gauge, row) => row.status !== 'unavailable' && gauge.set({ network: row.network, asset: row.asset }, row.details.addresses.length + row.details.addresses_left_out),
+    );
+    /** The treasury's latest plans (docs/treasury.md), read at scrape; absent while the database does not answer. */
+    const treasuryGauge = (name: string, help: string, set: (gauge: Gauge, row: TreasuryStatusRow, labels: { network: string; asset: string }) => void) =>
+      new Gauge({
+        name: `${METRIC_PREFIX}${name}`,
+        help,
+        labelNames: ['network', 'asset'],
+        registers,
+        async collect() {
+          const rows = await treasuryStatus(db).catch(() => []);
+          this.reset();
+          for (const row of rows) set(this, row, { network: row.network, asset: row.asset });
+        },
+      });
+    treasuryGauge(
+      'treasury_float',
+      "What the hot wallet held of the asset at the latest treasury plan, by network and asset, in the asset (a float near the exact decimal of GET /admin/v1/treasury/status).",
+      (gauge, row, labels) => row.summary && gauge.set(labels, Number(row.summary.hot_wallet.balance)),
+    );
+    treasuryGauge(
+      'treasury_float_low',
+      'Whether the hot float was below its low-water mark (float_low) at the latest treasury plan: 1 low, 0 not.',
+      (gauge, row, labels) => row.float_level !== null && gauge.set(labels, row.float_level === 'low' ? 1 : 0),
+    );
+    treasuryGauge(
+      'treasury_sweepable',
+      'What the latest treasury plan would sweep from deposit addresses (to the hot wallet and to cold storage), by network and asset, in the asset.',
+      (gauge, row, labels) => row.summary && gauge.set(labels, Number(row.summary.planned.to_hot_wallet) + Number(row.summary.planned.to_cold_storage)),
+    );
+    treasuryGauge(
+      'treasury_last_plan_timestamp_seconds',
+      'When a treasury plan was last made for this network and asset (Unix time): a value that stops growing is a job that no longer runs or a chain that cannot be read.',
+      (gauge, row, labels) => row.planned_at !== null && gauge.set(labels, row.planned_at.getTime() / 1000),
     );
     this.registry = Registry.merge([processMetrics(), own]);
   }

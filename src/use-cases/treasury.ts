@@ -3,15 +3,18 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import { Decimal, fromBaseUnits, ZERO } from '../domain/money.js';
 import type { NetworkFees } from '../domain/network-fees.js';
-import { planSweeps, sweepCostUsd, type Holding, type SweepPlan } from '../domain/treasury-plan.js';
+import { planSweeps, sweepCostUsd, type Holding } from '../domain/treasury-plan.js';
 import type { AssetPolicy, NetworkPolicy, TreasuryPolicy } from '../domain/treasury-policy.js';
 import { usdPerUnit } from '../domain/valuation.js';
 import type { ReconciledNetwork } from '../providers/chains/balances.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database } from '../store/database.js';
 import { liveAddressesOn, type LiveAddressRow } from '../store/reconciliation.js';
-import { pauseTreasury, resumeTreasury, treasuryPauses, type TreasuryPause } from '../store/treasury.js';
+import { pauseTreasury, resumeTreasury, saveTreasuryStatus, treasuryPauses, treasuryStatus, type TreasuryPause, type TreasuryStatusRow } from '../store/treasury.js';
 import { chainAssetsOn, readChainBalances } from './chain-balances.js';
+import { summaryOf, type AssetPlan, type DepositHoldings } from './asset-plan.js';
+
+export type { AssetPlan } from './asset-plan.js';
 
 /** One network of the treasury policy, and whether its sweeping is paused. */
 export interface TreasuryNetwork {
@@ -19,28 +22,12 @@ export interface TreasuryNetwork {
   pause: TreasuryPause | null;
 }
 
-/** What the deposit addresses of a network hold of one asset, read on chain. */
-export interface DepositHoldings {
-  /** Addresses holding any of the asset. */
-  count: number;
-  onChain: Decimal;
-  /** On chain and not credited: deposits waiting for confirmations or quarantined, and money no deposit explains. */
-  notCredited: Decimal;
-}
-
-/**
- * The sweeps one asset of one network would get now, and what they were planned from; `error` says why no plan
- * could be made (the chain could not be read, no hot wallet, no fresh price), and then the chain's figures are null.
- */
-export interface AssetPlan {
+/** The latest plan of one network and asset of the policy, summed, and whether its network is paused. */
+export interface TreasuryStatus {
   policy: AssetPolicy;
   pause: TreasuryPause | null;
-  hotWallet: string | null;
-  error: string | null;
-  plan: SweepPlan | null;
-  depositAddresses: DepositHoldings | null;
-  /** What the cold address holds (null: not read). */
-  coldBalance: Decimal | null;
+  /** Null: never planned yet. */
+  latest: TreasuryStatusRow | null;
 }
 
 /** Sums, per address, what was credited and what waits of `asset` (an address handed out twice is one holder). */
@@ -119,9 +106,48 @@ export class Treasury {
    * nothing sent. A paused network is planned too, so the operator sees what resuming would do.
    */
   async plan(network?: string): Promise<AssetPlan[]> {
+    return this.planAndStore(network === undefined ? this.policy.networks() : [this.named(network)]);
+  }
+
+  /**
+   * The periodic job: plans each network whose latest plan is older than its sweep_every_seconds (every process
+   * with workers runs it; the interval, not their number, sets how often the chain is read). Answers the plans made.
+   */
+  async planDue(): Promise<AssetPlan[]> {
+    const latest = await treasuryStatus(this.db);
+    const now = this.clock.now().getTime();
+    const due = this.policy.networks().filter((network) => {
+      const checked = latest.filter((row) => row.network === network.network).map((row) => row.checked_at.getTime());
+      // A little early counts as due: two processes' timers drift, and the second must not always skip a round.
+      return checked.length < network.assets.size || now - Math.min(...checked) >= network.sweepEverySeconds * 900;
+    });
+    return due.length === 0 ? [] : this.planAndStore(due);
+  }
+
+  /** The latest plan of each network and asset of the policy (of `network` alone), as stored; nothing is read on chain. */
+  async status(network?: string): Promise<TreasuryStatus[]> {
     const policies = network === undefined ? this.policy.networks() : [this.named(network)];
+    const [pauses, rows] = await Promise.all([this.pauses(), treasuryStatus(this.db, network)]);
+    return policies.flatMap((policy) =>
+      [...policy.assets.values()].map((asset) => ({
+        policy: asset,
+        pause: pauses.get(policy.network) ?? null,
+        latest: rows.find((row) => row.network === asset.network && row.asset === asset.asset) ?? null,
+      })),
+    );
+  }
+
+  private async planAndStore(policies: readonly NetworkPolicy[]): Promise<AssetPlan[]> {
     const pauses = await this.pauses();
-    return (await Promise.all(policies.map((policy) => this.planNetwork(policy, pauses.get(policy.network) ?? null)))).flat();
+    const plans = (await Promise.all(policies.map((policy) => this.planNetwork(policy, pauses.get(policy.network) ?? null)))).flat();
+    const at = this.clock.now();
+    await this.db.transaction(async (tx) => {
+      for (const plan of plans) {
+        const row = { network: plan.policy.network, asset: plan.policy.asset, error: plan.error, summary: summaryOf(plan), floatLevel: plan.plan?.float.level ?? null };
+        await saveTreasuryStatus(tx, row, at);
+      }
+    });
+    return plans;
   }
 
   private async planNetwork(policy: NetworkPolicy, pause: TreasuryPause | null): Promise<AssetPlan[]> {

@@ -60,6 +60,22 @@ async function reconcileAndWarn(ctx: AppContext, log: FastifyBaseLogger): Promis
   return 0;
 }
 
+/**
+ * The treasury's periodic plan of each network whose latest is older than its sweep_every_seconds; a float below its
+ * low-water mark, or a network that could not be planned, is logged (the gauges and /readyz carry it too).
+ */
+async function planTreasury(ctx: AppContext, log: FastifyBaseLogger): Promise<number> {
+  for (const { policy, plan, error } of await ctx.treasury.planDue()) {
+    const about = { network: policy.network, asset: policy.asset };
+    if (error !== null) log.warn({ ...about, error }, 'treasury: no sweep plan (GET /admin/v1/treasury/status)');
+    else if (plan?.float.level === 'low') log.warn({ ...about, float: plan.float.now.toFixed(), low: plan.float.low.toFixed() }, 'treasury: the hot float is below its low-water mark');
+  }
+  return 0;
+}
+
+/** How often the treasury job looks for a network due a plan: the shortest sweep_every_seconds a policy may set. */
+const TREASURY_TICK_SECONDS = 60;
+
 /** As often as PostgreSQL's autovacuum looks at a database (its default `autovacuum_naptime`). */
 const TABLE_MAINTENANCE_SECONDS = 60;
 
@@ -124,6 +140,7 @@ export async function startBackgroundWork(ctx: AppContext, processLog: FastifyBa
     ...(config.reconcileIntervalSeconds > 0 && ctx.reconciliation.networks.length > 0
       ? [runPeriodically('reconciliation', config.reconcileIntervalSeconds, () => reconcileAndWarn(ctx, log), log)]
       : []),
+    ...(ctx.treasury.policy.networks().length > 0 ? [runPeriodically('treasury plan', TREASURY_TICK_SECONDS, () => planTreasury(ctx, log), log)] : []),
   ];
   const stop = async () => {
     for (const stopSweep of stopSweeps) stopSweep();

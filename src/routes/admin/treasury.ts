@@ -2,150 +2,16 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../http/route-config.js';
 import { errorResponses } from '../../http/schemas.js';
-import { FLOAT_LEVELS, SKIP_REASONS, SWEEP_DESTINATIONS } from '../../domain/treasury-plan.js';
-import type { AssetPlan, TreasuryNetwork } from '../../use-cases/treasury.js';
-
-const Amount = (description: string) => Type.String({ description: `${description} Decimal string, in the asset's unit.` });
-
-const PauseSchema = Type.Union([Type.Object({ reason: Type.String(), paused_at: Type.String({ format: 'date-time' }) }), Type.Null()], {
-  description: 'Set while the operator has paused sweeping on the network: no sweep is planned; sweeps already sent are followed to their end.',
-});
-
-const TreasuryNetworkSchema = Type.Object(
-  {
-    object: Type.Literal('treasury_network'),
-    network: Type.String(),
-    sweep_every_seconds: Type.Integer({ description: "How often the network's sweep plan runs." }),
-    max_fee_per_sweep: Type.Union([Amount("The most one sweep may spend on fees, in the network's native coin."), Type.Null()], {
-      description: 'Null: the signer signs no sweep or top-up on the network.',
-    }),
-    pause: PauseSchema,
-    assets: Type.Array(
-      Type.Object({
-        asset: Type.String(),
-        float_target: Amount('What the hot wallet should hold.'),
-        float_low: Amount('Below this the float is low.'),
-        float_high: Amount('No sweep takes the hot wallet above this.'),
-        cold_address: Type.Union([Type.String(), Type.Null()], { description: 'Watch-only address that receives what the float does not need; null: none.' }),
-        min_sweep: Amount('A deposit address holding less is not swept.'),
-        max_cost_share: Type.String({ description: 'A sweep costing more than this share of what it moves is not made (0.01 = 1%).' }),
-      }),
-    ),
-  },
-  { title: 'TreasuryNetwork' },
-);
-
-const TreasuryPlanSchema = Type.Object(
-  {
-    object: Type.Literal('treasury_plan'),
-    network: Type.String(),
-    asset: Type.String(),
-    pause: PauseSchema,
-    error: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why no plan could be made (the chain could not be read, no hot wallet, no fresh price); the chain\'s figures are then null.',
-    }),
-    hot_wallet: Type.Union([
-      Type.Object({
-        address: Type.String(),
-        level: Type.Enum(FLOAT_LEVELS, { description: 'low: below float_low; high: above float_high; ok: between.' }),
-        balance: Amount('What the hot wallet holds now, with sweeps already on their way to it.'),
-        after: Amount('What it will hold once the planned sweeps to it have arrived.'),
-        target: Amount('The float target.'),
-        low: Amount('The low-water mark.'),
-        high: Amount('The high-water mark.'),
-      }),
-      Type.Null(),
-    ]),
-    cold_storage: Type.Union([Type.Object({ address: Type.String(), balance: Type.Union([Amount('What the cold address holds.'), Type.Null()]) }), Type.Null()], {
-      description: 'The watch-only cold address of the policy; null: none.',
-    }),
-    deposit_addresses: Type.Union([
-      Type.Object({
-        count: Type.Integer({ description: 'Deposit addresses holding any of the asset.' }),
-        on_chain: Amount('What they hold.'),
-        not_credited: Amount('What they hold beyond what was credited: deposits waiting for confirmations or quarantined, and money no deposit explains. Never swept.'),
-      }),
-      Type.Null(),
-    ]),
-    sweeps: Type.Array(
-      Type.Object({
-        address: Type.String(),
-        amount: Amount('What leaves the deposit address.'),
-        arrives: Amount('What arrives: the amount, less the cost when the asset is the native coin that pays it.'),
-        cost: Amount('The expected cost of the sweep (network-fees.json\'s estimates), valued in the asset.'),
-        to: Type.Enum(SWEEP_DESTINATIONS),
-      }),
-      { description: 'Largest balances first.' },
-    ),
-    skipped: Type.Array(
-      Type.Object({
-        address: Type.String(),
-        amount: Amount('What the address holds that could be swept.'),
-        reason: Type.Enum(SKIP_REASONS, {
-          description: 'below_minimum: less than min_sweep; too_costly: costs more than max_cost_share of it; float_full: the hot wallet needs none and there is no cold address.',
-        }),
-      }),
-    ),
-  },
-  { title: 'TreasuryPlan' },
-);
-
-function planShown({ policy, pause, hotWallet, error, plan, depositAddresses, coldBalance }: AssetPlan) {
-  return {
-    object: 'treasury_plan' as const,
-    network: policy.network,
-    asset: policy.asset,
-    pause: pause && { reason: pause.reason, paused_at: pause.paused_at.toISOString() },
-    error,
-    hot_wallet:
-      plan && hotWallet !== null
-        ? {
-            address: hotWallet,
-            level: plan.float.level,
-            balance: plan.float.now.toFixed(),
-            after: plan.float.after.toFixed(),
-            target: plan.float.target.toFixed(),
-            low: plan.float.low.toFixed(),
-            high: plan.float.high.toFixed(),
-          }
-        : null,
-    cold_storage: policy.coldAddress === null ? null : { address: policy.coldAddress, balance: coldBalance?.toFixed() ?? null },
-    deposit_addresses: depositAddresses && {
-      count: depositAddresses.count,
-      on_chain: depositAddresses.onChain.toFixed(),
-      not_credited: depositAddresses.notCredited.toFixed(),
-    },
-    sweeps: (plan?.sweeps ?? []).map((s) => ({ address: s.address, amount: s.amount.toFixed(), arrives: s.arrives.toFixed(), cost: s.cost.toFixed(), to: s.to })),
-    skipped: (plan?.skipped ?? []).map((s) => ({ address: s.address, amount: s.amount.toFixed(), reason: s.reason })),
-  };
-}
-
-/** The answer of GET /admin/v1/treasury/plan, as the CLI reads it. */
-export interface TreasuryPlanAnswer {
-  object: 'list';
-  data: ReturnType<typeof planShown>[];
-}
+import {
+  TreasuryNetworkSchema,
+  treasuryNetworkShown,
+  TreasuryPlanSchema,
+  treasuryPlanShown,
+  TreasuryStatusSchema,
+  treasuryStatusShown,
+} from '../../http/resources/treasury.js';
 
 const NetworkParams = Type.Object({ network: Type.String({ maxLength: 64, description: 'A network of the treasury policy.' }) });
-
-function shown({ policy, pause }: TreasuryNetwork) {
-  return {
-    object: 'treasury_network' as const,
-    network: policy.network,
-    sweep_every_seconds: policy.sweepEverySeconds,
-    max_fee_per_sweep: policy.maxFeePerSweep?.toFixed() ?? null,
-    pause: pause && { reason: pause.reason, paused_at: pause.paused_at.toISOString() },
-    assets: [...policy.assets.values()].map((a) => ({
-      asset: a.asset,
-      float_target: a.floatTarget.toFixed(),
-      float_low: a.floatLow.toFixed(),
-      float_high: a.floatHigh.toFixed(),
-      cold_address: a.coldAddress,
-      min_sweep: a.minSweep.toFixed(),
-      max_cost_share: a.maxCostShare.toFixed(),
-    })),
-  };
-}
 
 export function adminTreasuryRoutes(app: App, { treasury }: AppContext): void {
   app.get(
@@ -158,7 +24,7 @@ export function adminTreasuryRoutes(app: App, { treasury }: AppContext): void {
         response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(TreasuryNetworkSchema) }), ...errorResponses(401) },
       },
     },
-    async () => ({ object: 'list' as const, data: (await treasury.networks()).map(shown) }),
+    async () => ({ object: 'list' as const, data: (await treasury.networks()).map(treasuryNetworkShown) }),
   );
 
   app.get(
@@ -173,7 +39,22 @@ export function adminTreasuryRoutes(app: App, { treasury }: AppContext): void {
         response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(TreasuryPlanSchema) }), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({ object: 'list' as const, data: (await treasury.plan(request.query.network)).map(planShown) }),
+    async (request) => ({ object: 'list' as const, data: (await treasury.plan(request.query.network)).map(treasuryPlanShown) }),
+  );
+
+  app.get(
+    '/treasury/status',
+    {
+      schema: {
+        summary: 'Where the treasury stands, per network and asset of the policy: the latest plan, summed',
+        description:
+          'What the periodic plan (every sweep_every_seconds of the network, in a process with workers) or the latest `treasury plan` found: the hot float against its marks, what the deposit addresses hold, what would be swept and what is left. Reads nothing on chain. See docs/treasury.md.',
+        tags: ['operator'],
+        querystring: Type.Object({ network: Type.Optional(Type.String({ maxLength: 64, description: 'Only this network of the treasury policy.' })) }),
+        response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(TreasuryStatusSchema) }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => ({ object: 'list' as const, data: (await treasury.status(request.query.network)).map(treasuryStatusShown) }),
   );
 
   app.post(
@@ -188,7 +69,7 @@ export function adminTreasuryRoutes(app: App, { treasury }: AppContext): void {
         response: { 200: TreasuryNetworkSchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => shown(await treasury.pause(request.params.network, request.body?.reason)),
+    async (request) => treasuryNetworkShown(await treasury.pause(request.params.network, request.body?.reason)),
   );
 
   app.post(
@@ -202,6 +83,6 @@ export function adminTreasuryRoutes(app: App, { treasury }: AppContext): void {
         response: { 200: TreasuryNetworkSchema, ...errorResponses(401, 404) },
       },
     },
-    async (request) => shown(await treasury.resume(request.params.network)),
+    async (request) => treasuryNetworkShown(await treasury.resume(request.params.network)),
   );
 }

@@ -29,7 +29,7 @@ export function dashboardPage(ctx: PageContext, title: string, body: Fragment, s
     stylesheet: ctx.stylesheet,
     body: html`<header class="topbar">
   <a class="brand" href="${DASHBOARD}/overview">Connect Payments · operator</a>
-  <nav aria-label="Dashboard"><a href="${DASHBOARD}/overview">Overview</a> <a href="${DASHBOARD}/organizations">Organizations</a> <a href="${DASHBOARD}/payouts">Open live payouts</a> <a href="${DASHBOARD}/reconciliation">Reconciliation</a></nav>
+  <nav aria-label="Dashboard"><a href="${DASHBOARD}/overview">Overview</a> <a href="${DASHBOARD}/organizations">Organizations</a> <a href="${DASHBOARD}/payouts">Open live payouts</a> <a href="${DASHBOARD}/reconciliation">Reconciliation</a> <a href="${DASHBOARD}/treasury">Treasury</a></nav>
   <form role="search" method="get" action="${DASHBOARD}/search" class="search">
     <label for="search-box" class="visually-hidden">Search</label>
     <input id="search-box" name="q" type="search" value="${search}" maxlength="${MAX_SEARCH_LENGTH}" placeholder="Ref code, id, hash, address, external ref">

@@ -14,6 +14,7 @@ import { pageHeaders, type StaticAssets } from '../static-assets.js';
 import { keyCreatedPage, listPage, LISTS, organizationPage } from './organization-pages.js';
 import { openPayoutsPage, payoutPage, payoutUrl } from './payout-pages.js';
 import { reconciliationPage } from './reconciliation-page.js';
+import { treasuryPage } from './treasury-page.js';
 import { DASHBOARD, dashboardPage, modeName, signInPage, table, time, type PageContext } from './pages.js';
 import { cookieValue, SESSION_COOKIE, sessionCookie, type DashboardSessions, type Session } from './sessions.js';
 import { searchRoutes } from './search-routes.js';
@@ -179,6 +180,8 @@ ${volumeCharts(rows, days)}`,
         return send(reply, listPage(view, organization, mode, list, await list.show(ctx, view, organization, mode, request.query)));
       },
     );
+
+    signedIn.get(`${DASHBOARD}/treasury`, async (request, reply) => send(reply, treasuryPage(pageContext(request), await ctx.treasury.status())));
 
     signedIn.get(`${DASHBOARD}/reconciliation`, async (request, reply) => send(reply, reconciliationPage(pageContext(request), await ctx.reconciliation.latest())));
 

@@ -3,12 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkFees } from '../../../src/domain/network-fees.js';
-import type { TreasuryPlanAnswer } from '../../../src/routes/admin/treasury.js';
+import type { TreasuryPlanAnswer, TreasuryStatusAnswer } from '../../../src/http/resources/treasury.js';
 import { evmBalanceReader } from '../../../src/providers/chains/balances.js';
 import { Treasury } from '../../../src/use-cases/treasury.js';
 import type { TestApp, Tenant } from '../../support/app.js';
 import { startTestApp } from '../../support/app.js';
 import { cliOn } from '../../support/cli.js';
+import { ManualClock } from '../../support/clock.js';
+import { signInOperator } from '../../support/dashboard.js';
+import { parseExposition, valueOf } from '../../support/metrics.js';
 import { startAnvil, type Anvil } from '../../support/evm/anvil.js';
 import { HOT_WALLET, HOT_WALLET_KEY, liveEvmConfig, TEST_CONFIRMATIONS, TEST_XPUB, watcherFor, type WatchedNetwork } from '../../support/evm/live-app.js';
 import { createAddress, createTenant, json } from '../../support/partner.js';
@@ -98,6 +101,57 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
     });
   });
 
+  it('the plan is stored, summed: `treasury status`, the gauges, /readyz and the dashboard read it without reading the chain', async () => {
+    const status = json<TreasuryStatusAnswer>(await t.admin('GET', '/treasury/status?network=ethereum')).data;
+    expect(status.map((s) => s.asset)).toEqual(['USDC', 'ETH']);
+    expect(status[0]).toEqual({
+      object: 'treasury_status',
+      network: 'ethereum',
+      asset: 'USDC',
+      pause: null,
+      float_level: 'low',
+      error: null,
+      summary: {
+        hot_wallet: { address: HOT_WALLET, balance: '0', target: '100', low: '20', high: '150' },
+        cold_storage: { address: COLD, balance: '0' },
+        deposit_addresses: { count: 6, on_chain: '220', not_credited: '7' },
+        planned: { sweeps: 3, to_hot_wallet: '140', to_cold_storage: '40' },
+        left: { below_minimum: '3', too_costly: '30', float_full: '0' },
+      },
+      checked_at: expect.any(String),
+      planned_at: status[0]!.checked_at,
+    });
+
+    const metrics = parseExposition((await t.admin('GET', '/metrics')).body);
+    expect(valueOf(metrics, 'connect_treasury_float_low', { network: 'ethereum', asset: 'USDC' })).toBe(1);
+    expect(valueOf(metrics, 'connect_treasury_float_low', { network: 'ethereum', asset: 'ETH' })).toBe(0);
+    expect(valueOf(metrics, 'connect_treasury_float', { network: 'ethereum', asset: 'USDC' })).toBe(0);
+    expect(valueOf(metrics, 'connect_treasury_sweepable', { network: 'ethereum', asset: 'USDC' })).toBe(180);
+    expect(valueOf(metrics, 'connect_treasury_last_plan_timestamp_seconds', { network: 'ethereum', asset: 'USDC' })).toBe(Date.parse(status[0]!.planned_at!) / 1000);
+
+    // A low float is said, not failed on: the service still serves.
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().treasury).toEqual({ floats_low: ['USDC on ethereum'] });
+
+    const page = (await (await signInOperator(t)).get('/admin/treasury')).body;
+    expect(page).toContain('<strong>low</strong>');
+    expect(page).toContain('3 sweeps: 140 to hot, 40 to cold');
+    expect(page).toContain('220 USDC');
+    expect(page).toContain('href="/admin/treasury">Treasury</a>');
+  });
+
+  it('the periodic job plans a network again only once its sweep_every_seconds have passed', async () => {
+    const { ctx } = t;
+    const at = (seconds: number) => new ManualClock(new Date(Date.now() + seconds * 1000));
+    const treasuryAt = (clock: ManualClock) =>
+      new Treasury(t.db, ctx.treasury.policy, clock, ctx.catalog, ctx.reconciliation.networks, NetworkFees.load(undefined, ctx.catalog), ctx.prices, ctx.config.pricesMaxAgeSeconds);
+    // Both networks were planned by the request above.
+    expect(await treasuryAt(at(0)).planDue()).toEqual([]);
+    expect(await treasuryAt(at(60)).planDue()).toEqual([]);
+    expect((await treasuryAt(at(300)).planDue()).map((p) => `${p.policy.network}/${p.policy.asset}`)).toEqual(['ethereum/USDC', 'ethereum/ETH', 'tron/USDT']);
+  });
+
   it('ETH: the hot wallet is above float_high and there is no cold address, so a deposit stays where it is; a native sweep pays its own fee', async () => {
     addresses.eth = await deposit('ETH', '0.2');
     const eth = planOf(await plans('?network=ethereum'), 'ethereum', 'ETH');
@@ -131,6 +185,11 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
     expect(usdc!.error).toMatch(/fetch failed|ECONNREFUSED|HTTP request failed/);
     expect(usdc!.plan).toBeNull();
     expect(usdc!.depositAddresses).toBeNull();
+    // The status says why, and keeps the last plan that was made.
+    const [stored] = json<TreasuryStatusAnswer>(await t.admin('GET', '/treasury/status?network=ethereum')).data;
+    expect(stored!.error).toBe(usdc!.error);
+    expect(stored!.summary?.deposit_addresses.count).toBe(6);
+    expect(Date.parse(stored!.checked_at!)).toBeGreaterThan(Date.parse(stored!.planned_at!));
   });
 
   it('an unknown network is a 404 naming those of the policy', async () => {
@@ -154,6 +213,12 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
     expect(stdout).toMatch(/ethereum\s+USDC\s+low\s+0\s+140\s+100\s+3\s+3\n/);
     expect(stdout).toContain(`  sweep ${addresses.a80}: 80 to hot_wallet (arrives 80, cost 3.9)\n`);
     expect(stdout).toContain(`  skip  ${addresses.a3}: 3 (below_minimum)\n`);
+    const status = await cli('treasury', 'status');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^NETWORK\s+ASSET\s+FLOAT\s+HOT WALLET\s+TARGET\s+ON DEPOSITS\s+TO SWEEP\s+LEFT\s+PLANNED\n/);
+    expect(status.stdout).toMatch(/ethereum\s+USDC\s+low\s+0\s+100\s+220\s+3 \(140 hot, 40 cold\)\s+40\s+\d{4}-/);
+    expect(status.stdout).toContain('tron      USDT   -');
+    expect(status.stdout).toContain('  latest attempt made no plan');
     const asJson = await cli('treasury', 'plan', '--json');
     expect(JSON.parse(asJson.stdout).data.map((p: Plan) => `${p.network}/${p.asset}`)).toEqual(['ethereum/USDC', 'ethereum/ETH', 'tron/USDT']);
   });
