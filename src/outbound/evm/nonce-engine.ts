@@ -1,9 +1,10 @@
 import { parseUnits } from 'viem';
+import { fromBaseUnits } from '../../domain/money.js';
 import type { Catalog } from '../../domain/catalog.js';
 import { replacementFees, type Eip1559Fees } from '../../providers/chains/evm-fees.js';
+import type { PayoutTransfer } from '../../providers/chains/payout-transfer.js';
 import { SELF_TRANSFER_GAS, type EvmPayoutDriver } from '../../providers/chains/evm-payout-driver.js';
 import { endpointFreeMessage as wordsOf } from '../../providers/chains/rpc-errors.js';
-import type { PayoutTransfer } from '../../providers/chains/payout-transfer.js';
 import type { Database } from '../../store/database.js';
 import {
   allocateNonce,
@@ -21,6 +22,9 @@ import { transferOf, unknown, type AtBoundary, type HotWallet, type PayoutOutcom
 import { fillGaps } from './gap-filler.js';
 import type { ChainHeights } from './heights.js';
 import { nonceVerdict, type NonceObservation } from './nonce-verdict.js';
+
+/** How a payout waiting for its hot wallet to be funded says so (its last_error), for the operator and the treasury. */
+export const WAITING_FOR_FUNDS = 'waiting for funds';
 
 /** Heights a would-fail verdict is read at, at most, while later answers show a higher head. */
 const WOULD_FAIL_LOOKS = 3;
@@ -120,12 +124,16 @@ export class EvmNonceEngine implements HotWallet {
 
   /** Nothing was signed: the nonce it held (if any) goes back, and the payout provably never left. */
   private async endUnsigned(lease: Lease, reason: string): Promise<PayoutOutcome> {
-    const released = await this.db.transaction(async (tx) => {
+    return (await this.releaseNonce(lease)) ? { kind: 'not_sent', proof: 'nothing_signed', reason } : unknown('the lease on the payout was lost');
+  }
+
+  /** The nonce an unsigned payout holds (if any) goes back, under its lease; false: the lease was lost. */
+  private releaseNonce(lease: Lease): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
       if (!(await lockLeased(tx, lease))) return false;
       await releaseUnsignedNonce(tx, lease.payoutId);
       return true;
     });
-    return released ? { kind: 'not_sent', proof: 'nothing_signed', reason } : unknown('the lease on the payout was lost');
   }
 
   private async signAndSend(request: PayoutRequest): Promise<PayoutOutcome> {
@@ -136,9 +144,11 @@ export class EvmNonceEngine implements HotWallet {
     // Before any state is read: heights and balances of another chain mean nothing here.
     const chainId = await this.driver.checkChain(network);
     const transfer = transferOf(request);
-    const estimate = await this.estimateAtHead(transfer);
+    const waiting = await this.waitingForFunds(request, transfer);
+    if (waiting !== null) return waiting;
+    const { answer: estimate, height } = await this.atHead(network, (at) => this.driver.estimateTransfer(transfer, at), (answer) => 'gas' in answer);
     if ('wouldFail' in estimate) return this.endUnsigned(request.lease, `The transfer would fail on chain: ${estimate.wouldFail}`);
-    const { gas, height } = estimate;
+    const { gas } = estimate;
     const [fees, chainNext] = await Promise.all([this.driver.feesAt(network, height), this.driver.pendingNonce(network)]);
     if (gas * fees.maxFeePerGas > cap) {
       return this.endUnsigned(request.lease, `The network fee now (${gas * fees.maxFeePerGas} wei) is above what the quote charged (${cap} wei).`);
@@ -154,18 +164,36 @@ export class EvmNonceEngine implements HotWallet {
   }
 
   /**
-   * The transfer's gas at the head, or the node's verdict that it would fail there. A verdict read at a height that a
-   * later answer shows was not the head (a backend behind the others answered first: a hot wallet refilled since would
-   * look empty) is read again at the higher one, up to WOULD_FAIL_LOOKS times: the payout fails only on a verdict no
-   * later head contradicts.
+   * A hot wallet short of the payout's asset is no reason to fail it (docs/treasury.md, "Payouts waiting for funds"):
+   * the payout stays pending, saying what it waits for, and goes out once the hot wallet holds enough (a sweep, or a
+   * top-up by hand). A nonce it took goes back meanwhile, so that the payouts behind it are not held up. Null: the
+   * hot wallet holds enough at the head.
    */
-  private async estimateAtHead(transfer: PayoutTransfer): Promise<{ gas: bigint; height: bigint } | { wouldFail: string }> {
-    let height = await this.heights.head(transfer.network);
+  private async waitingForFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | null> {
+    const { answer } = await this.atHead(request.network, (height) => this.driver.funds(transfer, height), ({ held, needed }) => held >= needed);
+    const { held, needed } = answer;
+    if (held >= needed) return null;
+    if (!(await this.releaseNonce(request.lease))) return unknown('the lease on the payout was lost');
+    const decimals = this.catalog.pair(request.asset, request.network)!.decimals;
+    return unknown(
+      `${WAITING_FOR_FUNDS}: the hot wallet holds ${fromBaseUnits(held, decimals).toFixed()} ${request.asset} on ${request.network} and this payout sends ${request.amount}; ` +
+        'it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)',
+    );
+  }
+
+  /**
+   * `read` at the head. An answer `settled` refuses (the transfer would fail, the hot wallet looks short), read at a
+   * height that a later answer shows was not the head (a backend behind the others answered first: a hot wallet
+   * refilled since would look empty), is read again at the higher one, up to WOULD_FAIL_LOOKS times: only an answer
+   * no later head contradicts is acted on.
+   */
+  private async atHead<T>(network: string, read: (height: bigint) => Promise<T>, settled: (answer: T) => boolean): Promise<{ answer: T; height: bigint }> {
+    let height = await this.heights.head(network);
     for (let look = 1; ; look++) {
-      const estimate = await this.driver.estimateTransfer(transfer, height);
-      if ('gas' in estimate) return { gas: estimate.gas, height };
-      const head = await this.heights.head(transfer.network);
-      if (head <= height || look === WOULD_FAIL_LOOKS) return estimate;
+      const answer = await read(height);
+      if (settled(answer)) return { answer, height };
+      const head = await this.heights.head(network);
+      if (head <= height || look === WOULD_FAIL_LOOKS) return { answer, height };
       height = head;
     }
   }

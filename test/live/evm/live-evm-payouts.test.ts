@@ -81,19 +81,35 @@ describe('live payouts on EVM from the hot wallet', () => {
     expect(await anvil.client.getTransactionCount({ address: HOT_WALLET })).toBe(before + 3);
   });
 
-  it('a payout the chain refuses (the hot wallet lacks the tokens) fails and its funds are released', async () => {
+  it('a payout whose asset the hot wallet lacks waits, pending with its reason, its funds reserved and nothing signed; it goes out once the hot wallet holds enough', async () => {
     const tenant = await fundedTenant('20');
     const held = await anvil.client.readContract({ address: ethereum.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [HOT_WALLET] });
-    // The hot wallet gives its tokens away: the transfer cannot succeed.
+    // The hot wallet gives its tokens away: it cannot pay the transfer until it is funded again.
     await anvil.client.impersonateAccount({ address: HOT_WALLET });
     await anvil.client.writeContract({ account: HOT_WALLET, address: ethereum.usdc, abi: erc20Abi, functionName: 'transfer', args: [freshDestination() as Address, held], chain: null });
     await anvil.client.stopImpersonatingAccount({ address: HOT_WALLET });
     const before = await available(tenant.organizationId);
+    const nonceBefore = await anvil.client.getTransactionCount({ address: HOT_WALLET });
 
-    const payout = await pay(tenant.key, freshDestination(), '5');
-    await reaches(tenant.key, payout.id, 'failed');
-    expect(await available(tenant.organizationId)).toBe(before);
-    expect((await eventsInOrder(t, tenant.key, payout.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.failed']);
+    const destination = freshDestination();
+    const payout = await pay(tenant.key, destination, '5');
+    const waiting = 'waiting for funds: the hot wallet holds 0 USDC on ethereum and this payout sends 5; it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)';
+    await expect.poll(() => lastError(payout.id), { timeout: 20_000 }).toBe(waiting);
+    await t.ctx.outbound.sweep(quiet);
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+    expect(await available(tenant.organizationId)).not.toBe(before);
+    // Nothing signed, no nonce held: the payouts behind it are not held up.
+    expect(await t.db.query('SELECT 1 FROM evm_payout_txs WHERE payout_id = $1', [payout.id])).toEqual([]);
+    expect(await anvil.client.getTransactionCount({ address: HOT_WALLET })).toBe(nonceBefore);
+
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '5');
+    await t.ctx.outbound.sweep(quiet);
+    await reaches(tenant.key, payout.id, 'processing');
+    await anvil.mine(TEST_CONFIRMATIONS);
+    await t.ctx.outbound.sweep(quiet);
+    await reaches(tenant.key, payout.id, 'completed');
+    expect(await tokenBalance(destination)).toBe(parseUnits('5', 6));
+    expect((await eventsInOrder(t, tenant.key, payout.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.completed']);
     expect((await verifyLedger(t.db)).ok).toBe(true);
   });
 });
