@@ -27,47 +27,54 @@ const summary = (plan: ReturnType<typeof planSweeps>) => ({
 
 describe('sweep plan (docs/treasury.md, "What a sweep plan does")', () => {
   it('fills the hot wallet up to its target, largest balances first, and leaves the rest on deposit addresses without a cold address', () => {
-    const plan = planSweeps(policy(), [hold('a', 4_000), hold('b', 9_000), hold('c', 6_000), hold('d', 3_000)], { balance: d(1_000), incoming: d(2_000) }, flatCost('1'), false);
+    const plan = planSweeps(policy(), [hold('a', 4_000), hold('b', 9_000), hold('c', 6_000), hold('d', 3_000)], { balance: d(1_000), incoming: d(2_000), owed: d(0) }, flatCost('1'), false);
     expect(summary(plan)).toEqual({ sweeps: ['b 9000 → hot_wallet', 'c 6000 → hot_wallet', 'a 4000 → hot_wallet'], skipped: ['d 3000: float_full'], after: '22000' });
     expect(plan.float.level).toBe('low');
   });
 
   it('sends what the float does not need to the cold address when the policy names one', () => {
-    const plan = planSweeps(policy({ coldAddress: '0xc01d' }), [hold('a', 15_000), hold('b', 10_000)], { balance: d(10_000), incoming: d(0) }, flatCost('1'), false);
+    const plan = planSweeps(policy({ coldAddress: '0xc01d' }), [hold('a', 15_000), hold('b', 10_000)], { balance: d(10_000), incoming: d(0), owed: d(0) }, flatCost('1'), false);
     expect(summary(plan).sweeps).toEqual(['a 15000 → hot_wallet', 'b 10000 → cold_storage']);
   });
 
   it('never takes the hot wallet above float_high: a balance that would goes to cold storage, or stays', () => {
     const holdings = [hold('big', 25_000), hold('small', 8_000)];
-    expect(summary(planSweeps(policy(), holdings, { balance: d(10_000), incoming: d(0) }, flatCost('1'), false))).toMatchObject({
+    expect(summary(planSweeps(policy(), holdings, { balance: d(10_000), incoming: d(0), owed: d(0) }, flatCost('1'), false))).toMatchObject({
       sweeps: ['small 8000 → hot_wallet'],
       skipped: ['big 25000: float_full'],
     });
-    expect(summary(planSweeps(policy({ coldAddress: '0xc01d' }), holdings, { balance: d(10_000), incoming: d(0) }, flatCost('1'), false)).sweeps).toEqual([
+    expect(summary(planSweeps(policy({ coldAddress: '0xc01d' }), holdings, { balance: d(10_000), incoming: d(0), owed: d(0) }, flatCost('1'), false)).sweeps).toEqual([
       'big 25000 → cold_storage',
       'small 8000 → hot_wallet',
     ]);
   });
 
   it('skips an address below min_sweep, and one whose sweep costs more than max_cost_share of what it moves', () => {
-    const plan = planSweeps(policy(), [hold('dust', '24.999999'), hold('costly', 90), hold('fine', 100)], { balance: d(0), incoming: d(0) }, flatCost('1'), false);
+    const plan = planSweeps(policy(), [hold('dust', '24.999999'), hold('costly', 90), hold('fine', 100)], { balance: d(0), incoming: d(0), owed: d(0) }, flatCost('1'), false);
     expect(summary(plan)).toMatchObject({ sweeps: ['fine 100 → hot_wallet'], skipped: ['costly 90: too_costly', 'dust 24.999999: below_minimum'] });
   });
 
   it('a native coin pays its sweep out of what it moves: what arrives is the balance less the cost', () => {
-    const plan = planSweeps(policy({ asset: 'ETH', floatTarget: d(10), floatHigh: d(20), floatLow: d(1), minSweep: d('0.01') }), [hold('a', '0.5')], { balance: d(0), incoming: d(0) }, flatCost('0.0021'), true);
+    const plan = planSweeps(policy({ asset: 'ETH', floatTarget: d(10), floatHigh: d(20), floatLow: d(1), minSweep: d('0.01') }), [hold('a', '0.5')], { balance: d(0), incoming: d(0), owed: d(0) }, flatCost('0.0021'), true);
     expect(plan.sweeps.map((s) => [s.amount.toString(), s.arrives.toString(), s.cost.toString()])).toEqual([['0.5', '0.4979', '0.0021']]);
     expect(plan.float.after.toString()).toBe('0.4979');
   });
 
   it('counts sweeps already on their way as float: nothing more is swept to a float they fill', () => {
-    const plan = planSweeps(policy(), [hold('a', 5_000)], { balance: d(2_000), incoming: d(18_000) }, flatCost('1'), false);
+    const plan = planSweeps(policy(), [hold('a', 5_000)], { balance: d(2_000), incoming: d(18_000), owed: d(0) }, flatCost('1'), false);
     expect(summary(plan)).toMatchObject({ sweeps: [], skipped: ['a 5000: float_full'] });
     expect(plan.float.level).toBe('ok');
   });
 
+  it('counts live payouts not yet sent against the float: a payout waiting for funds makes the plan fill the hot wallet for it', () => {
+    // 5,000 on hand, 4,000 owed to a payout: 1,000 of float, so 19,000 goes to the hot wallet, not 15,000.
+    const plan = planSweeps(policy({ coldAddress: '0xc01d' }), [hold('a', 19_000), hold('b', 9_000)], { balance: d(5_000), incoming: d(0), owed: d(4_000) }, flatCost('1'), false);
+    expect(summary(plan)).toMatchObject({ sweeps: ['a 19000 → hot_wallet', 'b 9000 → cold_storage'] });
+    expect(plan.float).toMatchObject({ level: 'low', now: d(1_000), after: d(20_000) });
+  });
+
   it('says the float is high above float_high', () => {
-    expect(planSweeps(policy(), [], { balance: d('30000.000001'), incoming: d(0) }, flatCost('1'), false).float.level).toBe('high');
+    expect(planSweeps(policy(), [], { balance: d('30000.000001'), incoming: d(0), owed: d(0) }, flatCost('1'), false).float.level).toBe('high');
   });
 });
 

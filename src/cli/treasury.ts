@@ -6,13 +6,16 @@ import type { RunVerb } from './verbs.js';
 
 const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
 
-/** One row per network and asset (the float before and after the plan), then each sweep and skipped address under it. */
+/**
+ * One row per network and asset (the float's level, the hot wallet's balance, what pending payouts owe, the float after
+ * the plan), then each sweep and skipped address under it.
+ */
 export function planText(answer: TreasuryPlanAnswer): string {
   if (answer.data.length === 0) return 'The treasury policy names no network (CONNECT_TREASURY_FILE): nothing is swept (docs/treasury.md).\n';
-  const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'AFTER', 'TARGET', 'SWEEPS', 'SKIPPED'];
+  const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'OWED', 'AFTER', 'TARGET', 'SWEEPS', 'SKIPPED'];
   const rows = answer.data.map((plan) => {
     const hot = plan.hot_wallet;
-    return [plan.network, plan.asset, hot?.level ?? '-', hot?.balance ?? '-', hot?.after ?? '-', hot?.target ?? '-', String(plan.sweeps.length), String(plan.skipped.length)];
+    return [plan.network, plan.asset, hot?.level ?? '-', hot?.balance ?? '-', hot?.owed ?? '-', hot?.after ?? '-', hot?.target ?? '-', String(plan.sweeps.length), String(plan.skipped.length)];
   });
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const out = [pad(header, widths)];
@@ -29,7 +32,7 @@ export function planText(answer: TreasuryPlanAnswer): string {
 /** One row per network and asset: the float against its target, what deposit addresses hold, what would be swept and left. */
 export function statusText(answer: TreasuryStatusAnswer): string {
   if (answer.data.length === 0) return 'The treasury policy names no network (CONNECT_TREASURY_FILE): nothing is swept (docs/treasury.md).\n';
-  const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'TARGET', 'ON DEPOSITS', 'TO SWEEP', 'LEFT', 'PLANNED'];
+  const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'OWED', 'TARGET', 'ON DEPOSITS', 'TO SWEEP', 'LEFT', 'PLANNED'];
   const rows = answer.data.map(({ network, asset, float_level: level, summary, planned_at: at }) => {
     const left = summary && new Decimal(summary.left.below_minimum).plus(summary.left.too_costly).plus(summary.left.float_full).toFixed();
     return [
@@ -37,6 +40,7 @@ export function statusText(answer: TreasuryStatusAnswer): string {
       asset,
       level ?? '-',
       summary?.hot_wallet.balance ?? '-',
+      summary?.hot_wallet.owed ?? '-',
       summary?.hot_wallet.target ?? '-',
       summary?.deposit_addresses.on_chain ?? '-',
       summary ? `${summary.planned.sweeps} (${summary.planned.to_hot_wallet} hot, ${summary.planned.to_cold_storage} cold)` : '-',

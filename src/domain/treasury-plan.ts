@@ -9,10 +9,14 @@ export interface Holding {
   amount: Decimal;
 }
 
-/** The hot wallet's float of the asset: on chain, and on its way there from sweeps already sent. */
+/**
+ * The hot wallet's float of the asset: on chain, and on its way there from sweeps already sent, less what live
+ * payouts not yet sent will take from it (`owed`: a payout waiting for funds makes the float short by its amount).
+ */
 export interface HotFloat {
   balance: Decimal;
   incoming: Decimal;
+  owed: Decimal;
 }
 
 export const SWEEP_DESTINATIONS = ['hot_wallet', 'cold_storage'] as const;
@@ -45,8 +49,11 @@ export interface PlannedSweep {
 export interface SweepPlan {
   network: string;
   asset: string;
-  /** The float before the plan, and after every planned sweep to the hot wallet has arrived. */
-  float: { level: FloatLevel; now: Decimal; after: Decimal; target: Decimal; low: Decimal; high: Decimal };
+  /**
+   * The float before the plan (`now`: `held` on chain, plus sweeps on their way, less `owed` to payouts not yet sent),
+   * and after every planned sweep to the hot wallet has arrived.
+   */
+  float: { level: FloatLevel; held: Decimal; owed: Decimal; now: Decimal; after: Decimal; target: Decimal; low: Decimal; high: Decimal };
   sweeps: PlannedSweep[];
   skipped: { address: string; amount: Decimal; reason: SkipReason }[];
 }
@@ -68,7 +75,7 @@ export function planSweeps(
   costOf: (holding: Holding) => Decimal,
   costFromAmount: boolean,
 ): SweepPlan {
-  const now = hot.balance.plus(hot.incoming);
+  const now = hot.balance.plus(hot.incoming).minus(hot.owed);
   let after = now;
   const sweeps: PlannedSweep[] = [];
   const skipped: SweepPlan['skipped'] = [];
@@ -97,7 +104,7 @@ export function planSweeps(
   return {
     network: policy.network,
     asset: policy.asset,
-    float: { level: floatLevel(policy, now), now, after, target: policy.floatTarget, low: policy.floatLow, high: policy.floatHigh },
+    float: { level: floatLevel(policy, now), held: hot.balance, owed: hot.owed, now, after, target: policy.floatTarget, low: policy.floatLow, high: policy.floatHigh },
     sweeps,
     skipped,
   };

@@ -273,8 +273,8 @@ export class Metrics {
       });
     treasuryGauge(
       'treasury_float',
-      "What the hot wallet held of the asset at the latest treasury plan, by network and asset, in the asset (a float near the exact decimal of GET /admin/v1/treasury/status).",
-      (gauge, row, labels) => row.summary && gauge.set(labels, Number(row.summary.hot_wallet.balance)),
+      "The hot float at the latest treasury plan: what the hot wallet held of the asset less what live payouts not sent yet owe, by network and asset, in the asset (a float near the exact decimal of GET /admin/v1/treasury/status).",
+      (gauge, row, labels) => row.summary && gauge.set(labels, Number(row.summary.hot_wallet.float)),
     );
     treasuryGauge(
       'treasury_float_low',

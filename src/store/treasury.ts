@@ -26,7 +26,7 @@ export async function resumeTreasury(sql: Sql, network: string): Promise<void> {
  * (stored as it is shown: decimal strings in the asset's unit).
  */
 export interface TreasurySummary {
-  hot_wallet: { address: string; balance: string; target: string; low: string; high: string };
+  hot_wallet: { address: string; balance: string; owed: string; float: string; target: string; low: string; high: string };
   cold_storage: { address: string; balance: string | null } | null;
   deposit_addresses: { count: number; on_chain: string; not_credited: string };
   /** The sweeps the plan would make, and what they would move to each destination. */
@@ -71,4 +71,16 @@ export function treasuryStatus(sql: Sql, network?: string): Promise<TreasuryStat
      FROM treasury_status WHERE $1::text IS NULL OR network = $1 ORDER BY network, asset`,
     [network ?? null],
   );
+}
+
+/**
+ * Per asset, what live payouts on `network` that have not gone out yet (pending) will take from the hot wallet:
+ * their amounts. Assets without any are absent.
+ */
+export async function owedByPendingPayouts(sql: Sql, network: string): Promise<Map<string, string>> {
+  const rows = await sql.query<{ asset: string; owed: string }>(
+    `SELECT asset, sum(amount)::text AS owed FROM payouts WHERE mode = 'live' AND network = $1 AND status = 'pending' GROUP BY asset`,
+    [network],
+  );
+  return new Map(rows.map((row) => [row.asset, row.owed]));
 }

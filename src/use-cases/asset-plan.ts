@@ -34,7 +34,7 @@ export function summaryOf({ policy, hotWallet, plan, depositAddresses, coldBalan
   if (plan === null || depositAddresses === null || hotWallet === null) return null;
   const skipped = (reason: SkipReason) => sum(plan.skipped.filter((s) => s.reason === reason).map((s) => s.amount));
   return {
-    hot_wallet: { address: hotWallet, balance: plan.float.now.toFixed(), target: plan.float.target.toFixed(), low: plan.float.low.toFixed(), high: plan.float.high.toFixed() },
+    hot_wallet: { address: hotWallet, balance: plan.float.held.toFixed(), owed: plan.float.owed.toFixed(), float: plan.float.now.toFixed(), target: plan.float.target.toFixed(), low: plan.float.low.toFixed(), high: plan.float.high.toFixed() },
     cold_storage: policy.coldAddress === null ? null : { address: policy.coldAddress, balance: coldBalance?.toFixed() ?? null },
     deposit_addresses: { count: depositAddresses.count, on_chain: depositAddresses.onChain.toFixed(), not_credited: depositAddresses.notCredited.toFixed() },
     planned: {

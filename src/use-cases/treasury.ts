@@ -10,7 +10,7 @@ import type { ReconciledNetwork } from '../providers/chains/balances.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database } from '../store/database.js';
 import { liveAddressesOn, type LiveAddressRow } from '../store/reconciliation.js';
-import { pauseTreasury, resumeTreasury, saveTreasuryStatus, treasuryPauses, treasuryStatus, type TreasuryPause, type TreasuryStatusRow } from '../store/treasury.js';
+import { owedByPendingPayouts, pauseTreasury, resumeTreasury, saveTreasuryStatus, treasuryPauses, treasuryStatus, type TreasuryPause, type TreasuryStatusRow } from '../store/treasury.js';
 import { chainAssetsOn, readChainBalances } from './chain-balances.js';
 import { summaryOf, type AssetPlan, type DepositHoldings } from './asset-plan.js';
 
@@ -158,7 +158,7 @@ export class Treasury {
       ({ policy: asset, pause, hotWallet, error, plan: null, depositAddresses: null, coldBalance });
     if (!chain) return assets.map((asset) => unplanned(asset, `${policy.network} is not a live network of this deployment: no RPC URL is set for it, so its chain is not read`));
     if (hotWallet === null) return assets.map((asset) => unplanned(asset, `no hot wallet is configured for ${policy.network}: sweeps would have no float to fill`));
-    const rows = await liveAddressesOn(this.db, policy.network);
+    const [rows, owed] = await Promise.all([liveAddressesOn(this.db, policy.network), owedByPendingPayouts(this.db, policy.network)]);
     const addresses = [...new Set(rows.map((row) => row.address))];
     const colds = [...new Set(assets.flatMap((asset) => (asset.coldAddress === null ? [] : [asset.coldAddress])))];
     const chainAssets = chainAssetsOn(this.catalog, policy.network).filter(({ asset }) => policy.assets.has(asset));
@@ -178,7 +178,7 @@ export class Treasury {
       if (usd === null) return unplanned(asset, `no fresh ${asset.asset} price: what a sweep costs cannot be weighed against what it moves`, coldBalance);
       const cost = costUsd.div(usd).toDecimalPlaces(decimals, Decimal.ROUND_UP);
       const { holdings, depositAddresses } = sweepable(addresses, onChain, creditedByAddress(rows, asset.asset));
-      const hot = { balance: onChain[addresses.length]!, incoming: ZERO };
+      const hot = { balance: onChain[addresses.length]!, incoming: ZERO, owed: new Decimal(owed.get(asset.asset) ?? 0) };
       const plan = planSweeps(asset, holdings, hot, () => cost, asset.asset === network.native_asset);
       return { policy: asset, pause, hotWallet, error: null, plan, depositAddresses, coldBalance };
     });

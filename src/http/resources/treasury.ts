@@ -46,8 +46,10 @@ export const TreasuryPlanSchema = Type.Object(
       Type.Object({
         address: Type.String(),
         level: Type.Enum(FLOAT_LEVELS, { description: 'low: below float_low; high: above float_high; ok: between.' }),
-        balance: Amount('What the hot wallet holds now, with sweeps already on their way to it.'),
-        after: Amount('What it will hold once the planned sweeps to it have arrived.'),
+        balance: Amount('What the hot wallet holds on chain.'),
+        owed: Amount('What live payouts not sent yet (pending, among them those waiting for funds) will take from it.'),
+        float: Amount('Its float: the balance, with sweeps already on their way to it, less what is owed. The level and the plan go by this.'),
+        after: Amount('The float once the planned sweeps to it have arrived.'),
         target: Amount('The float target.'),
         low: Amount('The low-water mark.'),
         high: Amount('The high-water mark.'),
@@ -100,7 +102,9 @@ export function treasuryPlanShown({ policy, pause, hotWallet, error, plan, depos
         ? {
             address: hotWallet,
             level: plan.float.level,
-            balance: plan.float.now.toFixed(),
+            balance: plan.float.held.toFixed(),
+            owed: plan.float.owed.toFixed(),
+            float: plan.float.now.toFixed(),
             after: plan.float.after.toFixed(),
             target: plan.float.target.toFixed(),
             low: plan.float.low.toFixed(),
@@ -146,7 +150,15 @@ export function treasuryNetworkShown({ policy, pause }: TreasuryNetwork) {
 
 const SummarySchema = Type.Object(
   {
-    hot_wallet: Type.Object({ address: Type.String(), balance: Amount('What it held.'), target: Amount('The float target.'), low: Amount('The low-water mark.'), high: Amount('The high-water mark.') }),
+    hot_wallet: Type.Object({
+      address: Type.String(),
+      balance: Amount('What it held on chain.'),
+      owed: Amount('What live payouts not sent yet would take from it.'),
+      float: Amount('The balance less what is owed (with sweeps on their way).'),
+      target: Amount('The float target.'),
+      low: Amount('The low-water mark.'),
+      high: Amount('The high-water mark.'),
+    }),
     cold_storage: Type.Union([Type.Object({ address: Type.String(), balance: Type.Union([Amount('What it held.'), Type.Null()]) }), Type.Null()]),
     deposit_addresses: Type.Object({
       count: Type.Integer({ description: 'Deposit addresses holding any of the asset.' }),

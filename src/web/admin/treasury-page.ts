@@ -23,6 +23,7 @@ ${table(
     { label: 'Sweeping', cell: (r) => (r.pause ? html`<strong>paused</strong>: ${r.pause.reason}` : 'on') },
     { label: 'Float', cell: (r) => (r.latest?.float_level ? html`<strong>${r.latest.float_level}</strong>` : '—') },
     { label: 'Hot wallet', cell: (r) => inAsset(r.latest?.summary?.hot_wallet.balance, r.policy.asset), numeric: true },
+    { label: 'Owed to pending payouts', cell: (r) => inAsset(r.latest?.summary?.hot_wallet.owed, r.policy.asset), numeric: true },
     { label: 'Target', cell: (r) => inAsset(r.policy.floatTarget.toFixed(), r.policy.asset), numeric: true },
     { label: 'On deposit addresses', cell: (r) => inAsset(r.latest?.summary?.deposit_addresses.on_chain, r.policy.asset), numeric: true },
     { label: 'Sweepable', cell: (r) => (r.latest?.summary ? `${r.latest.summary.planned.sweeps} sweeps: ${r.latest.summary.planned.to_hot_wallet} to hot, ${r.latest.summary.planned.to_cold_storage} to cold` : '—') },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,7 +85,7 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
       asset: 'USDC',
       pause: null,
       error: null,
-      hot_wallet: { address: HOT_WALLET, level: 'low', balance: '0', after: '140', target: '100', low: '20', high: '150' },
+      hot_wallet: { address: HOT_WALLET, level: 'low', balance: '0', owed: '0', float: '0', after: '140', target: '100', low: '20', high: '150' },
       cold_storage: { address: COLD, balance: '0' },
       deposit_addresses: { count: 6, on_chain: '220', not_credited: '7' },
       sweeps: [
@@ -112,7 +113,7 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
       float_level: 'low',
       error: null,
       summary: {
-        hot_wallet: { address: HOT_WALLET, balance: '0', target: '100', low: '20', high: '150' },
+        hot_wallet: { address: HOT_WALLET, balance: '0', owed: '0', float: '0', target: '100', low: '20', high: '150' },
         cold_storage: { address: COLD, balance: '0' },
         deposit_addresses: { count: 6, on_chain: '220', not_credited: '7' },
         planned: { sweeps: 3, to_hot_wallet: '140', to_cold_storage: '40' },
@@ -208,18 +209,38 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
     });
     const { code, stdout } = await cli('treasury', 'plan', '--network', 'ethereum');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^NETWORK\s+ASSET\s+FLOAT\s+HOT WALLET\s+AFTER\s+TARGET\s+SWEEPS\s+SKIPPED\n/);
+    expect(stdout).toMatch(/^NETWORK\s+ASSET\s+FLOAT\s+HOT WALLET\s+OWED\s+AFTER\s+TARGET\s+SWEEPS\s+SKIPPED\n/);
     // The waiting deposit has its confirmations by now: credited, and too small to be worth its cost.
-    expect(stdout).toMatch(/ethereum\s+USDC\s+low\s+0\s+140\s+100\s+3\s+3\n/);
+    expect(stdout).toMatch(/ethereum\s+USDC\s+low\s+0\s+0\s+140\s+100\s+3\s+3\n/);
     expect(stdout).toContain(`  sweep ${addresses.a80}: 80 to hot_wallet (arrives 80, cost 3.9)\n`);
     expect(stdout).toContain(`  skip  ${addresses.a3}: 3 (below_minimum)\n`);
     const status = await cli('treasury', 'status');
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/^NETWORK\s+ASSET\s+FLOAT\s+HOT WALLET\s+TARGET\s+ON DEPOSITS\s+TO SWEEP\s+LEFT\s+PLANNED\n/);
-    expect(status.stdout).toMatch(/ethereum\s+USDC\s+low\s+0\s+100\s+220\s+3 \(140 hot, 40 cold\)\s+40\s+\d{4}-/);
+    expect(status.stdout).toMatch(/^NETWORK\s+ASSET\s+FLOAT\s+HOT WALLET\s+OWED\s+TARGET\s+ON DEPOSITS\s+TO SWEEP\s+LEFT\s+PLANNED\n/);
+    expect(status.stdout).toMatch(/ethereum\s+USDC\s+low\s+0\s+0\s+100\s+220\s+3 \(140 hot, 40 cold\)\s+40\s+\d{4}-/);
     expect(status.stdout).toContain('tron      USDT   -');
     expect(status.stdout).toContain('  latest attempt made no plan');
     const asJson = await cli('treasury', 'plan', '--json');
     expect(JSON.parse(asJson.stdout).data.map((p: Plan) => `${p.network}/${p.asset}`)).toEqual(['ethereum/USDC', 'ethereum/ETH', 'tron/USDT']);
+  });
+
+  it('a live payout waiting for funds counts against the float: the plan fills the hot wallet for it before anything goes to cold storage', async () => {
+    const quote = await t.call(live.key, 'POST', '/payouts/quote', {
+      body: { asset: 'USDC', amount: '50', destination: '0x00000000000000000000000000000000000d0d0d', network_hint: 'ethereum' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const payout = await t.call(live.key, 'POST', '/payouts', { body: { quote_id: quote.json().quote_id }, idempotencyKey: randomUUID() });
+    expect(payout.statusCode, payout.body).toBe(201);
+    const lastError = async () => (await t.db.query<{ last_error: string | null }>('SELECT last_error FROM payouts WHERE id = $1', [payout.json().id]))[0]!.last_error;
+    await expect.poll(lastError).toMatch(/^waiting for funds: the hot wallet holds 0 USDC on ethereum and this payout sends 50;/);
+
+    const usdc = planOf(await plans('?network=ethereum'), 'ethereum', 'USDC');
+    expect(usdc.hot_wallet).toMatchObject({ level: 'low', balance: '0', owed: '50', float: '-50', after: '130' });
+    expect(usdc.sweeps.map((s) => [s.amount, s.to])).toEqual([
+      ['80', 'hot_wallet'],
+      ['60', 'hot_wallet'],
+      ['40', 'hot_wallet'],
+    ]);
   });
 });
