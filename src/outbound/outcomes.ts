@@ -63,6 +63,17 @@ export interface HotWallet {
   maintain?(network: string): Promise<void>;
 }
 
+/**
+ * A payout the hot wallet cannot pay yet (it holds `held` of the asset, in the asset's unit): not failed, it waits,
+ * pending, saying so, and goes out at the first attempt after the hot wallet is funded (docs/treasury.md, "Payouts
+ * waiting for funds").
+ */
+export const waitingForFunds = (request: PayoutRequest, held: string): PayoutOutcome =>
+  unknown(
+    `waiting for funds: the hot wallet holds ${held} ${request.asset} on ${request.network} and this payout sends ${request.amount}; ` +
+      'it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)',
+  );
+
 /** An unproven outcome. */
 export const unknown = (reason: string): PayoutOutcome => ({ kind: 'unknown', reason });
 

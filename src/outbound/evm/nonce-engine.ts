@@ -18,13 +18,10 @@ import {
   type Signed,
 } from '../../store/evm-payouts.js';
 import { lockLeased, type Lease } from '../../store/payout-leases.js';
-import { transferOf, unknown, type AtBoundary, type HotWallet, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { transferOf, unknown, waitingForFunds, type AtBoundary, type HotWallet, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
 import { fillGaps } from './gap-filler.js';
 import type { ChainHeights } from './heights.js';
 import { nonceVerdict, type NonceObservation } from './nonce-verdict.js';
-
-/** How a payout waiting for its hot wallet to be funded says so (its last_error), for the operator and the treasury. */
-export const WAITING_FOR_FUNDS = 'waiting for funds';
 
 /** Heights a would-fail verdict is read at, at most, while later answers show a higher head. */
 const WOULD_FAIL_LOOKS = 3;
@@ -144,7 +141,7 @@ export class EvmNonceEngine implements HotWallet {
     // Before any state is read: heights and balances of another chain mean nothing here.
     const chainId = await this.driver.checkChain(network);
     const transfer = transferOf(request);
-    const waiting = await this.waitingForFunds(request, transfer);
+    const waiting = await this.shortOfFunds(request, transfer);
     if (waiting !== null) return waiting;
     const { answer: estimate, height } = await this.atHead(network, (at) => this.driver.estimateTransfer(transfer, at), (answer) => 'gas' in answer);
     if ('wouldFail' in estimate) return this.endUnsigned(request.lease, `The transfer would fail on chain: ${estimate.wouldFail}`);
@@ -169,16 +166,12 @@ export class EvmNonceEngine implements HotWallet {
    * top-up by hand). A nonce it took goes back meanwhile, so that the payouts behind it are not held up. Null: the
    * hot wallet holds enough at the head.
    */
-  private async waitingForFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | null> {
+  private async shortOfFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | null> {
     const { answer } = await this.atHead(request.network, (height) => this.driver.funds(transfer, height), ({ held, needed }) => held >= needed);
     const { held, needed } = answer;
     if (held >= needed) return null;
     if (!(await this.releaseNonce(request.lease))) return unknown('the lease on the payout was lost');
-    const decimals = this.catalog.pair(request.asset, request.network)!.decimals;
-    return unknown(
-      `${WAITING_FOR_FUNDS}: the hot wallet holds ${fromBaseUnits(held, decimals).toFixed()} ${request.asset} on ${request.network} and this payout sends ${request.amount}; ` +
-        'it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)',
-    );
+    return waitingForFunds(request, fromBaseUnits(held, this.catalog.pair(request.asset, request.network)!.decimals).toFixed());
   }
 
   /**

@@ -1,8 +1,9 @@
 import type { Catalog } from '../../domain/catalog.js';
+import { fromBaseUnits } from '../../domain/money.js';
 import type { ExpiringChainDriver, FinalPoint } from '../../providers/chains/expiring-driver.js';
 import type { Database } from '../../store/database.js';
 import { payoutTxs, recordAbsence, recordBroadcast, recordLanded, recordSigned, type ExpiringTx } from '../../store/expiring-payouts.js';
-import { transferOf, unknown, type AtBoundary, type HotWallet, type NotSentProof, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { transferOf, unknown, waitingForFunds, type AtBoundary, type HotWallet, type NotSentProof, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
 import { expiryVerdict } from './expiry-verdict.js';
 
 export interface ExpiringPayoutOptions {
@@ -107,6 +108,8 @@ export class ExpiringPayouts implements HotWallet {
     if (request.cancelRequested) return notSent(proof, `Cancelled by the operator; nothing was sent.${expired}`);
     if (signed >= this.options.maxSignings) return notSent(proof, `Nothing was sent.${expired} No transaction is signed again.`);
     if (request.feeCap === null) return unknown('no fresh price converts the quoted network fee into the native asset; retried');
+    const { held, needed } = await this.driver.funds(transferOf(request));
+    if (held < needed) return waitingForFunds(request, fromBaseUnits(held, this.catalog.pair(request.asset, request.network)!.decimals).toFixed());
     const answer = await this.driver.sign(transferOf(request), request.feeCap);
     if ('refused' in answer) return notSent(proof, `${answer.refused}${expired}`);
     const tx: ExpiringTx = { ...answer.signed, signing: signed + 1, status: 'signed' };

@@ -26,6 +26,8 @@ export interface ExpiringChainDriver {
    * string); `refused` (nothing signed) when it would fail or costs more now.
    */
   sign(transfer: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }>;
+  /** What the hot wallet holds of the transfer's asset now, and what the transfer sends, in base units. */
+  funds(transfer: PayoutTransfer): Promise<{ held: bigint; needed: bigint }>;
   /** Sends signed bytes: `accepted` when a node holds them (taken now, or already known to it). */
   broadcast(network: string, raw: string): Promise<{ accepted: true } | { accepted: false; reason: string }>;
   /**

@@ -247,12 +247,35 @@ describe('a transaction that never lands', () => {
   });
 });
 
-describe('a transaction that landed and failed', () => {
-  it('the hot wallet lacks the tokens: landed failed, the payout stays processing until finalized, then fails (reverted) with the funds back, nothing received', async () => {
+describe('a hot wallet short of the asset', () => {
+  it('a payout the hot wallet cannot pay waits, pending with its reason and nothing signed, and goes out once the hot wallet is funded', async () => {
     const tenant = await fundedTenant('100', 'USDT');
-    const before = await available(tenant.organizationId, 'USDT');
     const destination = await freshWallet();
     const payout = await pay(tenant.key, destination, '10', 'USDT');
+    const waiting = 'waiting for funds: the hot wallet holds 5 USDT on solana and this payout sends 10; it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)';
+    await expect.poll(() => lastError(payout.id), { timeout: 20_000 }).toBe(waiting);
+    await sweep();
+    expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+    expect(await recorded(payout.id)).toEqual([]);
+
+    await world.chain.payToken(world.hotWallet, USDT_MINT, units('5'));
+    await sweep();
+    await reaches(tenant.key, payout.id, 'processing');
+    await finalize();
+    await reaches(tenant.key, payout.id, 'completed');
+    expect(await world.chain.chain.tokenBalance(address(destination), USDT_MINT)).toBe(units('10'));
+    expect((await verifyLedger(world.t.db)).ok).toBe(true);
+  });
+
+  it('two payouts the hot wallet could each pay but not both: the second lands failed, stays processing until finalized, then fails (reverted) with the funds back, nothing received', async () => {
+    await world.chain.payToken(world.hotWallet, USDT_MINT, units('5'));
+    const tenant = await fundedTenant('100', 'USDT');
+    const [first, second] = [await freshWallet(), await freshWallet()];
+    // The first is signed and sent, not landed yet: the hot wallet still shows 5 when the second is signed.
+    const paid = await pay(tenant.key, first, '4', 'USDT');
+    await reaches(tenant.key, paid.id, 'processing');
+    const before = await available(tenant.organizationId, 'USDT');
+    const payout = await pay(tenant.key, second, '4', 'USDT');
     await reaches(tenant.key, payout.id, 'processing');
     const { chain } = world.chain;
     chain.finalityLag = 40n;
@@ -265,8 +288,9 @@ describe('a transaction that landed and failed', () => {
     await finalize();
     const done = await statusOf(tenant.key, payout.id);
     expect(done).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/failed on chain/) });
+    expect((await statusOf(tenant.key, paid.id)).status).toBe('completed');
     expect(await available(tenant.organizationId, 'USDT')).toBe(before);
-    expect(await chain.tokenBalance(destination, USDT_MINT)).toBe(0n);
+    expect(await chain.tokenBalance(address(second), USDT_MINT)).toBe(0n);
     expect((await verifyLedger(world.t.db)).ok).toBe(true);
   });
 });

@@ -139,6 +139,31 @@ describe('a live Tron payout goes out once and completes at finality', () => {
   });
 });
 
+describe('a hot wallet short of the asset', () => {
+  it('a payout the hot wallet cannot pay waits, pending with its reason and nothing signed, and goes out once the hot wallet is funded', async () => {
+    const tenant = await fundedTenant('50', 'TRX');
+    const held = world.node.trxBalance(HOT_WALLET);
+    world.node.setTrx(HOT_WALLET, units('1'));
+    try {
+      const destination = freshDestination();
+      const payout = await pay(tenant.key, destination, '5', 'TRX');
+      const waiting = 'waiting for funds: the hot wallet holds 1 TRX on tron and this payout sends 5; it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)';
+      await expect.poll(() => lastError(payout.id), { timeout: 20_000 }).toBe(waiting);
+      await sweep();
+      expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+      expect(await recorded(payout.id)).toEqual([]);
+
+      world.node.setTrx(HOT_WALLET, held);
+      await sweep();
+      await reaches(tenant.key, payout.id, 'processing');
+      await finalize();
+      await expectPaidOnce(tenant.key, payout, destination, null);
+    } finally {
+      world.node.setTrx(HOT_WALLET, held);
+    }
+  });
+});
+
 describe('a transaction that landed final and failed releases the funds', () => {
   it('out of energy (execution took more than its fee_limit allowed): failed, funds back, nothing received', async () => {
     const tenant = await fundedTenant('100');

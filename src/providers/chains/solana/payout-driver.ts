@@ -16,10 +16,12 @@ import type { SolanaConfig } from '../../../config.js';
 import type { Catalog } from '../../../domain/catalog.js';
 import { DomainError } from '../../../domain/errors.js';
 import { Decimal } from '../../../domain/money.js';
+import type { BalanceReader } from '../balance-reader.js';
 import type { ExpiringChainDriver, FinalPoint, Lookup, SignedTransfer } from '../expiring-driver.js';
 import type { PayoutTransfer } from '../payout-transfer.js';
 import { solanaSigner, solanaSignerFromFile } from './signer.js';
 import { signSolPayout } from './sol-payout-transaction.js';
+import { solanaBalanceReader } from './solana-balances.js';
 import { hidingUrl } from './solana-rpc.js';
 import { splPayoutMaxCostLamports, TOKEN_ACCOUNT_RENT_LAMPORTS, type PriorityFee } from './spl-payout-fee.js';
 import { signSplPayout, type SignedSplPayout } from './spl-payout-transaction.js';
@@ -76,6 +78,7 @@ function nodeRefusal(error: unknown): string | null {
  */
 export class SolanaDriver implements ExpiringChainDriver {
   private readonly nodes = new Map<string, Node>();
+  private readonly balances = new Map<string, BalanceReader>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -83,13 +86,24 @@ export class SolanaDriver implements ExpiringChainDriver {
     private readonly signer: KeyPairSigner,
     timeoutMs: number,
   ) {
-    for (const [network, url] of rpcUrls) this.nodes.set(network, { rpc: createSolanaRpc(url), call: hidingUrl(url, timeoutMs) });
+    for (const [network, url] of rpcUrls) {
+      this.nodes.set(network, { rpc: createSolanaRpc(url), call: hidingUrl(url, timeoutMs) });
+      this.balances.set(network, solanaBalanceReader(url, timeoutMs));
+    }
   }
 
   private node(network: string): Node {
     const node = this.nodes.get(network);
     if (!node) throw new DomainError('provider_unavailable', `Live payouts on ${network} are not configured on this deployment.`);
     return node;
+  }
+
+  async funds(request: PayoutTransfer): Promise<{ held: bigint; needed: bigint }> {
+    this.node(request.network);
+    const pair = this.catalog.pair(request.asset, request.network)!;
+    // At `finalized`: money on its way to the hot wallet counts once it can no longer be rolled back.
+    const [held] = await this.balances.get(request.network)!.balances(pair.token_contract, [this.signer.address]);
+    return { held: held!, needed: BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0)) };
   }
 
   async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {

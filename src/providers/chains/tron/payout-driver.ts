@@ -138,18 +138,35 @@ export class TronDriver implements ExpiringChainDriver {
         const account = await node('/wallet/getaccount', { address: hex41(destination), visible: false });
         return { prices, fresh: Object.keys(account).length === 0 };
       }
-      const answer = await node('/wallet/triggerconstantcontract', {
-        owner_address: hex41(this.signer.address),
-        contract_address: hex41(pair.token_contract),
-        data: bytesToHex(trc20BalanceOfData(destination)),
-        visible: false,
-      });
-      const [balance] = (answer.constant_result as string[] | undefined) ?? [];
-      if (balance === undefined || !/^[0-9a-f]{1,64}$/i.test(balance)) throw new Error('the Tron node answered balanceOf without a constant result');
-      return { prices, fresh: BigInt(`0x${balance}`) === 0n };
+      return { prices, fresh: (await this.tokenBalance(node, pair.token_contract, destination)) === 0n };
     } catch (error) {
       throw new DomainError('provider_unavailable', `The Tron node could not price this payout (${error instanceof Error ? error.message : String(error)}). Retry shortly.`);
     }
+  }
+
+  async funds(request: PayoutTransfer): Promise<{ held: bigint; needed: bigint }> {
+    const node = this.node(request.network);
+    const pair = this.catalog.pair(request.asset, request.network)!;
+    const needed = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
+    const owner = this.signer.address;
+    if (pair.token_contract === null) {
+      const account = await node('/wallet/getaccount', { address: hex41(owner), visible: false });
+      return { held: BigInt(typeof account.balance === 'number' ? account.balance : 0), needed };
+    }
+    return { held: await this.tokenBalance(node, pair.token_contract, owner), needed };
+  }
+
+  /** What `holder` holds of a TRC-20 token: its balanceOf, called as a constant (nothing is sent). */
+  private async tokenBalance(node: TronNodeCall, token: string, holder: string): Promise<bigint> {
+    const answer = await node('/wallet/triggerconstantcontract', {
+      owner_address: hex41(this.signer.address),
+      contract_address: hex41(token),
+      data: bytesToHex(trc20BalanceOfData(holder)),
+      visible: false,
+    });
+    const [balance] = (answer.constant_result as string[] | undefined) ?? [];
+    if (balance === undefined || !/^[0-9a-f]{1,64}$/i.test(balance)) throw new Error('the Tron node answered balanceOf without a constant result');
+    return BigInt(`0x${balance}`);
   }
 
   async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
