@@ -1,23 +1,21 @@
 import type { Command } from 'commander';
 import type { ReconciliationAnswer } from '../routes/admin/reconciliation.js';
+import { textTable } from './text-table.js';
 import type { RunVerb } from './verbs.js';
 
 type Line = ReconciliationAnswer['data'][number];
-
-const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
 
 /** One row per network and asset, then the hot wallet and each drifting address under it; errors of unread chains. */
 export function reconciliationText(answer: ReconciliationAnswer): string {
   if (answer.data.length === 0) return 'No live network is configured: nothing to reconcile (docs/reconciliation.md).\n';
   const header = ['NETWORK', 'ASSET', 'STATUS', 'ON CHAIN', 'LEDGER', 'DRIFT'];
-  const rows = answer.data.map((line) => [line.network, line.asset, line.status, line.on_chain_total ?? '-', line.ledger_total, line.drift ?? '-']);
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const out = [pad(header, widths)];
-  answer.data.forEach((line, i) => {
-    out.push(pad(rows[i]!, widths));
-    out.push(...detailsOf(line));
-  });
-  return `${out.join('\n')}\n`;
+  return textTable(
+    header,
+    answer.data.map((line) => ({
+      cells: [line.network, line.asset, line.status, line.on_chain_total ?? '-', line.ledger_total, line.drift ?? '-'],
+      details: detailsOf(line),
+    })),
+  );
 }
 
 function detailsOf(line: Line): string[] {

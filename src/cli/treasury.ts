@@ -2,9 +2,8 @@ import type { Command } from 'commander';
 import { adminPath } from './operator-api.js';
 import { Decimal } from '../domain/money.js';
 import type { TreasuryPlanAnswer, TreasuryStatusAnswer } from '../http/resources/treasury.js';
+import { textTable } from './text-table.js';
 import type { RunVerb } from './verbs.js';
-
-const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
 
 /**
  * One row per network and asset (the float's level, the hot wallet's balance, what pending payouts owe, the float after
@@ -13,49 +12,52 @@ const pad = (cells: string[], widths: number[]) => cells.map((cell, i) => cell.p
 export function planText(answer: TreasuryPlanAnswer): string {
   if (answer.data.length === 0) return 'The treasury policy names no network (CONNECT_TREASURY_FILE): nothing is swept (docs/treasury.md).\n';
   const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'OWED', 'AFTER', 'TARGET', 'SWEEPS', 'SKIPPED'];
-  const rows = answer.data.map((plan) => {
-    const hot = plan.hot_wallet;
-    return [plan.network, plan.asset, hot?.level ?? '-', hot?.balance ?? '-', hot?.owed ?? '-', hot?.after ?? '-', hot?.target ?? '-', String(plan.sweeps.length), String(plan.skipped.length)];
-  });
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const out = [pad(header, widths)];
-  answer.data.forEach((plan, i) => {
-    out.push(pad(rows[i]!, widths));
-    if (plan.pause) out.push(`  paused since ${plan.pause.paused_at}: ${plan.pause.reason} (planned anyway: this is what resuming would do)`);
-    if (plan.error) out.push(`  no plan: ${plan.error}`);
-    for (const sweep of plan.sweeps) out.push(`  sweep ${sweep.address}: ${sweep.amount} to ${sweep.to} (arrives ${sweep.arrives}, cost ${sweep.cost})`);
-    for (const skip of plan.skipped) out.push(`  skip  ${skip.address}: ${skip.amount} (${skip.reason})`);
-  });
-  return `${out.join('\n')}\n`;
+  return textTable(
+    header,
+    answer.data.map((plan) => {
+      const hot = plan.hot_wallet;
+      return {
+        cells: [plan.network, plan.asset, hot?.level ?? '-', hot?.balance ?? '-', hot?.owed ?? '-', hot?.after ?? '-', hot?.target ?? '-', String(plan.sweeps.length), String(plan.skipped.length)],
+        details: [
+          ...(plan.pause ? [`  paused since ${plan.pause.paused_at}: ${plan.pause.reason} (planned anyway: this is what resuming would do)`] : []),
+          ...(plan.error ? [`  no plan: ${plan.error}`] : []),
+          ...plan.sweeps.map((sweep) => `  sweep ${sweep.address}: ${sweep.amount} to ${sweep.to} (arrives ${sweep.arrives}, cost ${sweep.cost})`),
+          ...plan.skipped.map((skip) => `  skip  ${skip.address}: ${skip.amount} (${skip.reason})`),
+        ],
+      };
+    }),
+  );
 }
 
 /** One row per network and asset: the float against its target, what deposit addresses hold, what would be swept and left. */
 export function statusText(answer: TreasuryStatusAnswer): string {
   if (answer.data.length === 0) return 'The treasury policy names no network (CONNECT_TREASURY_FILE): nothing is swept (docs/treasury.md).\n';
   const header = ['NETWORK', 'ASSET', 'FLOAT', 'HOT WALLET', 'OWED', 'TARGET', 'ON DEPOSITS', 'TO SWEEP', 'LEFT', 'PLANNED'];
-  const rows = answer.data.map(({ network, asset, float_level: level, summary, planned_at: at }) => {
-    const left = summary && new Decimal(summary.left.below_minimum).plus(summary.left.too_costly).plus(summary.left.float_full).toFixed();
-    return [
-      network,
-      asset,
-      level ?? '-',
-      summary?.hot_wallet.balance ?? '-',
-      summary?.hot_wallet.owed ?? '-',
-      summary?.hot_wallet.target ?? '-',
-      summary?.deposit_addresses.on_chain ?? '-',
-      summary ? `${summary.planned.sweeps} (${summary.planned.to_hot_wallet} hot, ${summary.planned.to_cold_storage} cold)` : '-',
-      left ?? '-',
-      at ?? 'never',
-    ];
-  });
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const out = [pad(header, widths)];
-  answer.data.forEach((status, i) => {
-    out.push(pad(rows[i]!, widths));
-    if (status.pause) out.push(`  paused since ${status.pause.paused_at}: ${status.pause.reason}`);
-    if (status.error) out.push(`  latest attempt made no plan (${status.checked_at}): ${status.error}`);
-  });
-  return `${out.join('\n')}\n`;
+  return textTable(
+    header,
+    answer.data.map((status) => {
+      const { summary } = status;
+      const left = summary && new Decimal(summary.left.below_minimum).plus(summary.left.too_costly).plus(summary.left.float_full).toFixed();
+      return {
+        cells: [
+          status.network,
+          status.asset,
+          status.float_level ?? '-',
+          summary?.hot_wallet.balance ?? '-',
+          summary?.hot_wallet.owed ?? '-',
+          summary?.hot_wallet.target ?? '-',
+          summary?.deposit_addresses.on_chain ?? '-',
+          summary ? `${summary.planned.sweeps} (${summary.planned.to_hot_wallet} hot, ${summary.planned.to_cold_storage} cold)` : '-',
+          left ?? '-',
+          status.planned_at ?? 'never',
+        ],
+        details: [
+          ...(status.pause ? [`  paused since ${status.pause.paused_at}: ${status.pause.reason}`] : []),
+          ...(status.error ? [`  latest attempt made no plan (${status.checked_at}): ${status.error}`] : []),
+        ],
+      };
+    }),
+  );
 }
 
 export function treasuryCommands(program: Command, run: RunVerb): void {
