@@ -73,6 +73,11 @@ describe('sweep plan (docs/treasury.md, "What a sweep plan does")', () => {
     expect(plan.float).toMatchObject({ level: 'low', now: d(1_000), after: d(20_000) });
   });
 
+  it('below float_low the hot wallet takes a sweep even past float_high: a payout waiting for funds is never left unfunded by a large deposit', () => {
+    const plan = planSweeps(policy({ floatTarget: d(100), floatLow: d(10), floatHigh: d(200) }), [hold('a', 500)], { balance: d(0), incoming: d(0), owed: d(50) }, flatCost('1'), false);
+    expect(summary(plan)).toMatchObject({ sweeps: ['a 500 → hot_wallet'], skipped: [], after: '450' });
+  });
+
   it('says the float is high above float_high', () => {
     expect(planSweeps(policy(), [], { balance: d('30000.000001'), incoming: d(0), owed: d(0) }, flatCost('1'), false).float.level).toBe('high');
   });

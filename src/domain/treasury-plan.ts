@@ -37,7 +37,7 @@ export type FloatLevel = (typeof FLOAT_LEVELS)[number];
 
 export interface PlannedSweep {
   address: string;
-  /** What leaves the deposit address: its whole balance of the asset. */
+  /** What leaves the deposit address: its whole credited balance of the asset (what waits there stays). */
   amount: Decimal;
   /** What arrives: the amount, less the sweep's cost when that is paid in the asset itself (a native coin). */
   arrives: Decimal;
@@ -61,8 +61,9 @@ export interface SweepPlan {
 /**
  * What to sweep of one asset on one network, and where. Largest balances first, so that the float fills in the
  * fewest transactions. A sweep goes to the hot wallet while the float is below its target and the sweep keeps it
- * at or under float_high; otherwise to the cold address, if the policy names one, or nowhere. A sweep moves an
- * address's whole balance: a part left behind would cost a second sweep.
+ * at or under float_high, or whatever it brings while the float is below float_low; otherwise to the cold address,
+ * if the policy names one, or nowhere. A sweep moves an
+ * address's whole credited balance: a part left behind would cost a second sweep.
  *
  * `costOf`: the expected cost of sweeping an address, valued in the asset (fees in the native coin at the price of
  * the day, top-ups included); `costFromAmount`: the asset is the network's native coin, whose sweep pays its own
@@ -92,7 +93,9 @@ export function planSweeps(
       continue;
     }
     const arrives = costFromAmount ? amount.minus(cost) : amount;
-    if (after.lt(policy.floatTarget) && after.plus(arrives).lte(policy.floatHigh)) {
+    const fits = after.plus(arrives).lte(policy.floatHigh);
+    // Below float_low the hot wallet takes a sweep even past float_high: payouts that wait for funds come first.
+    if (after.lt(policy.floatTarget) && (fits || after.lt(policy.floatLow))) {
       sweeps.push({ address, amount, arrives, cost, to: 'hot_wallet' });
       after = after.plus(arrives);
     } else if (policy.coldAddress !== null) {

@@ -74,6 +74,17 @@ export const waitingForFunds = (request: PayoutRequest, held: string): PayoutOut
       'it goes out once the hot wallet holds enough (a sweep of deposit addresses, or a top-up)',
   );
 
+/**
+ * A payout whose network fee the hot wallet cannot pay yet: it holds `held` of the network's native coin, and the
+ * payout needs up to `needed` of it (the fee at its cap now, and the amount when the coin is what it sends). It
+ * waits as for its asset.
+ */
+export const waitingForFeeCoin = (request: PayoutRequest, coin: string, held: string, needed: string): PayoutOutcome =>
+  unknown(
+    `waiting for funds: the hot wallet holds ${held} ${coin} on ${request.network} and this payout needs up to ${needed} ${coin} with its network fee; ` +
+      'it goes out once the hot wallet holds enough (a top-up)',
+  );
+
 /** An unproven outcome. */
 export const unknown = (reason: string): PayoutOutcome => ({ kind: 'unknown', reason });
 

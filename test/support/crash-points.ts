@@ -9,8 +9,12 @@ import type { TestApp } from './app.js';
  */
 export function crashPoints() {
   const stop: { boundary: PayoutBoundary | null; payoutId: string | null; mode: 'die' | 'throw'; hit: string[] } = { boundary: null, payoutId: null, mode: 'die', hit: [] };
+  const actions = new Map<PayoutBoundary, () => Promise<unknown>>();
   return {
     atBoundary: async (boundary: PayoutBoundary, payoutId: string): Promise<void> => {
+      const action = actions.get(boundary);
+      actions.delete(boundary);
+      await action?.();
       if (boundary !== stop.boundary || (stop.payoutId !== null && payoutId !== stop.payoutId)) return;
       stop.boundary = null;
       stop.hit.push(payoutId);
@@ -27,8 +31,15 @@ export function crashPoints() {
      */
     stoppedThere: (payoutId: string, nudge?: () => void) =>
       expect.poll(() => stop.hit.includes(payoutId) || void nudge?.(), { timeout: 20_000, interval: 250 }).toBe(true),
+    /** Runs `action` once, the next time a payout reaches `boundary`, before any stop there: the world changing between two steps. */
+    runAt(boundary: PayoutBoundary, action: () => Promise<unknown>) {
+      actions.set(boundary, action);
+    },
     /** Disarms whatever a test armed and did not reach. */
-    reset: () => void Object.assign(stop, { boundary: null, payoutId: null, mode: 'die' }),
+    reset: () => {
+      actions.clear();
+      Object.assign(stop, { boundary: null, payoutId: null, mode: 'die' });
+    },
   };
 }
 

@@ -18,7 +18,7 @@ import {
   type Signed,
 } from '../../store/evm-payouts.js';
 import { lockLeased, type Lease } from '../../store/payout-leases.js';
-import { transferOf, unknown, waitingForFunds, type AtBoundary, type HotWallet, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { transferOf, unknown, waitingForFeeCoin, waitingForFunds, type AtBoundary, type HotWallet, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
 import { fillGaps } from './gap-filler.js';
 import type { ChainHeights } from './heights.js';
 import { nonceVerdict, type NonceObservation } from './nonce-verdict.js';
@@ -141,14 +141,23 @@ export class EvmNonceEngine implements HotWallet {
     // Before any state is read: heights and balances of another chain mean nothing here.
     const chainId = await this.driver.checkChain(network);
     const transfer = transferOf(request);
-    const waiting = await this.shortOfFunds(request, transfer);
-    if (waiting !== null) return waiting;
+    const funds = await this.shortOfFunds(request, transfer);
+    if ('kind' in funds) return funds;
     const { answer: estimate, height } = await this.atHead(network, (at) => this.driver.estimateTransfer(transfer, at), (answer) => 'gas' in answer);
     if ('wouldFail' in estimate) return this.endUnsigned(request.lease, `The transfer would fail on chain: ${estimate.wouldFail}`);
     const { gas } = estimate;
     const [fees, chainNext] = await Promise.all([this.driver.feesAt(network, height), this.driver.pendingNonce(network)]);
     if (gas * fees.maxFeePerGas > cap) {
       return this.endUnsigned(request.lease, `The network fee now (${gas * fees.maxFeePerGas} wei) is above what the quote charged (${cap} wei).`);
+    }
+    // The fee coin too: a transaction the node would refuse for want of gas money must not be signed (it would take a
+    // nonce, then a cancellation nobody can pay for either).
+    const { coin } = funds;
+    const coinNeeded = gas * fees.maxFeePerGas + (request.asset === native ? parseUnits(request.amount, this.catalog.pair(native, network)!.decimals) : 0n);
+    if (coin < coinNeeded) {
+      if (!(await this.releaseNonce(request.lease))) return unknown('the lease on the payout was lost');
+      const decimals = this.catalog.pair(native, network)!.decimals;
+      return waitingForFeeCoin(request, native, fromBaseUnits(coin, decimals).toFixed(), fromBaseUnits(coinNeeded, decimals).toFixed());
     }
     const nonce = await allocateNonce(this.db, { network, from: this.driver.wallet }, request.lease, chainNext);
     if (nonce === null) return unknown('the lease on the payout was lost');
@@ -163,15 +172,14 @@ export class EvmNonceEngine implements HotWallet {
   /**
    * A hot wallet short of the payout's asset is no reason to fail it (docs/treasury.md, "Payouts waiting for funds"):
    * the payout stays pending, saying what it waits for, and goes out once the hot wallet holds enough (a sweep, or a
-   * top-up by hand). A nonce it took goes back meanwhile, so that the payouts behind it are not held up. Null: the
-   * hot wallet holds enough at the head.
+   * top-up by hand). A nonce it took goes back meanwhile, so that the payouts behind it are not held up. Otherwise
+   * what the hot wallet holds of the fee coin at the head, for the fee check once the fee is known.
    */
-  private async shortOfFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | null> {
+  private async shortOfFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | { coin: bigint }> {
     const { answer } = await this.atHead(request.network, (height) => this.driver.funds(transfer, height), ({ held, needed }) => held >= needed);
-    const { held, needed } = answer;
-    if (held >= needed) return null;
+    if (answer.held >= answer.needed) return answer;
     if (!(await this.releaseNonce(request.lease))) return unknown('the lease on the payout was lost');
-    return waitingForFunds(request, fromBaseUnits(held, this.catalog.pair(request.asset, request.network)!.decimals).toFixed());
+    return waitingForFunds(request, fromBaseUnits(answer.held, this.catalog.pair(request.asset, request.network)!.decimals).toFixed());
   }
 
   /**

@@ -59,8 +59,11 @@ export interface EvmPayoutDriver {
   head(network: string): Promise<bigint>;
   /** The gas of the transfer at block `at`, or the node's verdict that it would fail now (reverts, or the wallet cannot pay). */
   estimateTransfer(transfer: PayoutTransfer, at: bigint): Promise<{ gas: bigint } | { wouldFail: string }>;
-  /** What the hot wallet holds of the transfer's asset at block `at`, and what the transfer sends, in base units. */
-  funds(transfer: PayoutTransfer, at: bigint): Promise<{ held: bigint; needed: bigint }>;
+  /**
+   * At block `at`, in base units: what the hot wallet holds of the transfer's asset (`held`), what the transfer sends
+   * (`needed`), and what it holds of the native coin that pays the fee (`coin`: `held` again for a native transfer).
+   */
+  funds(transfer: PayoutTransfer, at: bigint): Promise<{ held: bigint; needed: bigint; coin: bigint }>;
   /** The market's fees as of block `at`: its base fee with viem's margin (×1.2) plus the tip the node suggests. */
   feesAt(network: string, at: bigint): Promise<Eip1559Fees>;
   /** The wallet's next nonce counting what the node holds pending. */
@@ -140,15 +143,17 @@ export class ViemPayoutDriver implements EvmPayoutDriver {
     }
   }
 
-  async funds(transfer: PayoutTransfer, at: bigint): Promise<{ held: bigint; needed: bigint }> {
+  async funds(transfer: PayoutTransfer, at: bigint): Promise<{ held: bigint; needed: bigint; coin: bigint }> {
     const pair = this.catalog.pair(transfer.asset, transfer.network)!;
     const client = this.client(transfer.network);
     const wallet = this.signer.address;
-    const held =
+    const [coin, token] = await Promise.all([
+      client.getBalance({ address: wallet, blockNumber: at }),
       pair.token_contract === null
-        ? await client.getBalance({ address: wallet, blockNumber: at })
-        : await client.readContract({ address: pair.token_contract as Address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at });
-    return { held, needed: parseUnits(transfer.amount, pair.decimals) };
+        ? null
+        : client.readContract({ address: pair.token_contract as Address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet], blockNumber: at }),
+    ]);
+    return { held: token ?? coin, needed: parseUnits(transfer.amount, pair.decimals), coin };
   }
 
   async feesAt(network: string, at: bigint): Promise<Eip1559Fees> {

@@ -16,7 +16,9 @@ import { livePayoutKit, useLivePayoutWorld } from '../../support/evm/live-payout
 import { eventsInOrder } from '../../support/partner.js';
 
 
-const world = useLivePayoutWorld();
+/** What a test does at a payout's step boundary (the ether drained between signing and broadcast, say); none by default. */
+let atBoundary: ((boundary: string) => Promise<void>) | null = null;
+const world = useLivePayoutWorld({ atPayoutBoundary: async (boundary) => atBoundary?.(boundary) });
 const { fundedTenant, pay, statusOf, reaches, tokenBalance, available, lastError, freshDestination, stuckPayout, restoreMining } = livePayoutKit(world);
 let anvil: Anvil;
 let ethereum: WatchedNetwork;
@@ -114,15 +116,40 @@ describe('live payouts on EVM from the hot wallet', () => {
   });
 });
 
+describe('a live payout whose network fee the hot wallet cannot pay', () => {
+  it('waits, pending, nothing signed, saying what the fee needs; it goes out once the hot wallet has ether again', async () => {
+    const tenant = await fundedTenant('20');
+    await anvil.sendToken(ethereum.usdc, HOT_WALLET, '100');
+    const ether = await anvil.client.getBalance({ address: HOT_WALLET });
+    await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
+    try {
+      const payout = await pay(tenant.key, freshDestination(), '5');
+      await expect.poll(() => lastError(payout.id), { timeout: 20_000 }).toMatch(/^waiting for funds: the hot wallet holds 0 ETH on ethereum and this payout needs up to 0\.\d+ ETH with its network fee; /);
+      expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+      expect(await t.db.query('SELECT 1 FROM evm_payout_txs WHERE payout_id = $1', [payout.id])).toEqual([]);
+      await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
+      await t.ctx.outbound.sweep(quiet);
+      await reaches(tenant.key, payout.id, 'processing');
+    } finally {
+      await anvil.client.setBalance({ address: HOT_WALLET, value: ether });
+    }
+  });
+});
+
 describe('a live payout whose broadcast the node refuses', () => {
   it('is never failed while its signed transaction could still be mined: a cancellation at its nonce is mined first, then it fails with its funds released', async () => {
     const tenant = await fundedTenant('30');
     await anvil.sendToken(ethereum.usdc, HOT_WALLET, '1000');
     const nonceBefore = await anvil.client.getTransactionCount({ address: HOT_WALLET });
     const before = await available(tenant.organizationId);
-    // Without ether the hot wallet cannot pay for gas: the estimate passes, the node refuses the signed transaction.
+    // The ether leaves the hot wallet after the payout was signed (the checks before signing passed), so the node
+    // refuses the signed transaction: the wallet cannot pay for its gas.
     const ether = await anvil.client.getBalance({ address: HOT_WALLET });
-    await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
+    atBoundary = async (boundary) => {
+      if (boundary !== 'signed') return;
+      atBoundary = null;
+      await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
+    };
     const refused = await pay(tenant.key, freshDestination(), '5');
     await expect.poll(async () => (await lastError(refused.id)) ?? '', { timeout: 20_000 }).toMatch(/insufficient funds/i);
     const reason = (await lastError(refused.id))!;

@@ -31,13 +31,14 @@ const leaseLapses = (payoutId: string) => lapse(t, payoutId);
 
 /** Sweeps (mining the confirmations between) until the payout is settled; its final state. */
 async function settled(key: string, payoutId: string): Promise<PayoutObject> {
-  for (let round = 0; round < 8; round++) {
+  // A lagging backend leaves about one attempt in three unknown in this world: rounds enough for it to end.
+  for (let round = 0; round < 16; round++) {
     await anvil.mine(TEST_CONFIRMATIONS);
     await t.ctx.outbound.sweep(quiet, ['ethereum']);
     const payout = await statusOf(key, payoutId);
     if (payout.status === 'completed' || payout.status === 'failed') return payout;
   }
-  throw new Error(`payout ${payoutId} is still open after 8 sweeps: ${await lastError(payoutId)}`);
+  throw new Error(`payout ${payoutId} is still open after 16 sweeps: ${await lastError(payoutId)}`);
 }
 
 /** Token transfers to `destination` in the chain's logs: what was paid, however many transactions tried. */
@@ -194,9 +195,10 @@ describe('a live payout killed while it is replaced or cancelled', () => {
     const tenant = await fundedTenant('40');
     const before = await available(tenant.organizationId);
     const destination = freshDestination();
-    // Without ether the node refuses the payout's transaction; the cancellation is signed, and the process dies there.
+    // The ether leaves after the payout is signed, so the node refuses its transaction; the cancellation is signed,
+    // and the process dies there.
     const ether = await anvil.client.getBalance({ address: HOT_WALLET });
-    await anvil.client.setBalance({ address: HOT_WALLET, value: 0n });
+    crash.runAt('signed', () => anvil.client.setBalance({ address: HOT_WALLET, value: 0n }));
     stopAt('cancel-signed');
     const payout = await pay(tenant.key, destination, '7');
     await stoppedThere(payout.id, nudge);
