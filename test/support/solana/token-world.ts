@@ -26,6 +26,9 @@ import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'li
 /** USDC and USDT on Solana have 6 decimals. */
 export const DECIMALS = 6;
 
+/** Whether litesvm refused a transaction (for scripts outside test/, which cannot import litesvm themselves). */
+export const refused = (result: TransactionMetadata | FailedTransactionMetadata): result is FailedTransactionMetadata => result instanceof FailedTransactionMetadata;
+
 /**
  * A Solana runtime in process (litesvm: the real System, SPL Token and Associated Token programs) with a token
  * mint and a hot wallet holding SOL and `hotTokens` of the token. Balances are read from the runtime's accounts.
