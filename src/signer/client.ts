@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { Address } from 'viem';
+import { isHex, keccak256, type Address } from 'viem';
 import { remoteSigningMismatch } from '../providers/chains/evm-signer.js';
 import type { EvmSignRequest } from './evm-sweep-rules.js';
 import type { EvmSignBody, EvmSigned, SignerError } from './wire.js';
@@ -69,10 +69,14 @@ export class SignerClient {
       body,
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    const answer = (await response.json()) as EvmSigned | SignerError;
-    if ('error' in answer) throw new SignerRefusal(response.status, answer.error.code, answer.error.message);
+    const answer = (await response.json().catch(() => null)) as Partial<EvmSigned> | SignerError | null;
+    if (!response.ok || answer === null || !('raw' in answer) || typeof answer.raw !== 'string' || !isHex(answer.raw)) {
+      const error = answer !== null && 'error' in answer && typeof answer.error === 'object' ? answer.error : null;
+      throw new SignerRefusal(response.status, error?.code ?? 'signer_error', error?.message ?? `HTTP ${response.status} without a signed transaction`);
+    }
     const mismatch = await remoteSigningMismatch({ type: 'eip1559', chainId, ...request.transaction }, answer.raw, from);
     if (mismatch !== null) throw new Error(`the signer signed something else: ${mismatch}`);
-    return answer;
+    // The hash and the signer are what the bytes say, never what the answer claims.
+    return { raw: answer.raw, hash: keccak256(answer.raw), from };
   }
 }

@@ -101,7 +101,8 @@ export function evmRefusal(request: EvmSignRequest, rules: EvmNetworkRules | und
   }
   if (EMPTY(tx.data)) {
     if (rules.nativeAsset === null) return "the policy does not sweep the network's native coin";
-    if (tx.value <= 0n) return 'a native sweep moves more than 0';
+    // A sweep never spends more on its fee than it moves: small native sweeps cannot burn a deposit into fees.
+    if (tx.value < tx.gas * tx.maxFeePerGas || tx.value === 0n) return 'a native sweep moves more than its fee can cost';
     return isDestination(rules, rules.nativeAsset, tx.to) ? null : `${tx.to} is neither the hot wallet nor the ${rules.nativeAsset} cold address`;
   }
   const asset = rules.tokens.get(tx.to.toLowerCase());
@@ -109,5 +110,6 @@ export function evmRefusal(request: EvmSignRequest, rules: EvmNetworkRules | und
   if (tx.value !== 0n) return 'a token sweep sends no native coin';
   const transfer = tokenTransfer(tx.data);
   if (!transfer) return 'a token sweep is one ERC-20 transfer call, nothing else';
+  if (transfer.amount === 0n) return 'a token sweep moves more than 0';
   return isDestination(rules, asset, transfer.recipient) ? null : `${transfer.recipient} is neither the hot wallet nor the ${asset} cold address`;
 }

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { Value } from 'typebox/value';
-import { keccak256, type Address, type Hex, type PrivateKeyAccount } from 'viem';
+import { getAddress, keccak256, type Hex, type PrivateKeyAccount } from 'viem';
 import type { EvmDepositKeys } from './evm-deposit-keys.js';
 import { evmRefusal, type EvmNetworkRules, type EvmSignRequest } from './evm-sweep-rules.js';
 import { EvmSignBody, type EvmSigned, type SignerError } from './wire.js';
@@ -19,14 +19,24 @@ export interface SignerSetup {
 
 const fail = (code: SignerError['error']['code'], message: string): SignerError => ({ error: { code, message } });
 
-function requestOf(body: EvmSignBody): EvmSignRequest {
+const UINT256 = 2n ** 256n;
+/** Gas limits outside these are no transaction a node takes: refused before the policy is even asked. */
+const MIN_GAS = 21_000n;
+const MAX_GAS = 2n ** 64n;
+
+/** The request as the policy reads it, or what makes it no transaction at all. */
+function requestOf(body: EvmSignBody): EvmSignRequest | { invalid: string } {
   const tx = body.transaction;
+  const units = [tx.value, tx.max_fee_per_gas, tx.max_priority_fee_per_gas].map(BigInt);
+  if (units.some((n) => n >= UINT256)) return { invalid: 'value and fees must be below 2^256' };
+  if (BigInt(tx.gas) < MIN_GAS || BigInt(tx.gas) >= MAX_GAS) return { invalid: `gas must be at least ${MIN_GAS} and below 2^64` };
   return {
     network: body.network,
     kind: body.kind,
     index: body.index,
     transaction: {
-      to: tx.to as Address,
+      // Checksummed from lower case: the policy compares addresses case-blind, and signing needs them valid.
+      to: getAddress(tx.to.toLowerCase()),
       data: tx.data as Hex,
       value: BigInt(tx.value),
       gas: BigInt(tx.gas),
@@ -48,12 +58,20 @@ export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> 
   // The signature covers the body's bytes as sent: parsed only once they are verified.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
+  // Every answer in the one shape the service's client reads, a failure of the signer's own included.
+  app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    if (status < 500) return reply.code(status).send(fail('invalid_request', error.message));
+    request.log.error({ err: error }, 'signer: failed');
+    return reply.code(500).send(fail('signer_error', 'the signer failed on this request; see its log'));
+  });
+
   app.get('/v1/health', async () => ({ status: 'ok' }));
 
   app.post('/v1/evm/sign', async (request, reply) => {
     const raw = typeof request.body === 'string' ? request.body : '';
     try {
-      verifier.verify(raw, request.headers as Record<string, string>);
+      verifier.verify(raw, request.headers as Record<string, string>, { jsonParse: false });
     } catch (error) {
       request.log.warn({ reason: (error as Error).message }, 'signer: refused an unauthenticated request');
       return reply.code(401).send(fail('unauthenticated', 'the request is not signed with the service secret, or its timestamp is not recent'));
@@ -69,6 +87,7 @@ export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> 
       return reply.code(400).send(fail('invalid_request', problems.join('; ')));
     }
     const asked = requestOf(body);
+    if ('invalid' in asked) return reply.code(400).send(fail('invalid_request', asked.invalid));
     const rules = setup.rules.get(asked.network);
     const refusal = evmRefusal(asked, rules, (index) => setup.deposits.address(index));
     const about = { network: asked.network, kind: asked.kind, index: asked.index, to: asked.transaction.to, value: body.transaction.value, nonce: asked.transaction.nonce };

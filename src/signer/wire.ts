@@ -34,5 +34,5 @@ export interface EvmSigned {
 
 /** A refusal or failure, in the shape of the service's own errors. */
 export interface SignerError {
-  error: { code: 'unauthenticated' | 'invalid_request' | 'refused'; message: string };
+  error: { code: 'unauthenticated' | 'invalid_request' | 'refused' | 'signer_error'; message: string };
 }

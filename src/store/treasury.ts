@@ -64,6 +64,14 @@ export async function saveTreasuryStatus(
   );
 }
 
+/** Forgets the status of every pair the policy no longer names, so that no process plans or reports it. */
+export async function forgetTreasuryStatusOutside(sql: Sql, pairs: readonly { network: string; asset: string }[]): Promise<void> {
+  await sql.query(
+    `DELETE FROM treasury_status WHERE (network, asset) NOT IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [pairs.map((p) => p.network), pairs.map((p) => p.asset)],
+  );
+}
+
 /** The latest status of each network and asset (of one network), by network and asset. */
 export function treasuryStatus(sql: Sql, network?: string): Promise<TreasuryStatusRow[]> {
   return sql.query<TreasuryStatusRow>(

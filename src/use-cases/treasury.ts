@@ -10,7 +10,7 @@ import type { ReconciledNetwork } from '../providers/chains/balances.js';
 import type { PriceSource } from '../providers/prices/price-source.js';
 import type { Database } from '../store/database.js';
 import { liveAddressesOn, type LiveAddressRow } from '../store/reconciliation.js';
-import { owedByPendingPayouts, pauseTreasury, resumeTreasury, saveTreasuryStatus, treasuryPauses, treasuryStatus, type TreasuryPause, type TreasuryStatusRow } from '../store/treasury.js';
+import { forgetTreasuryStatusOutside, owedByPendingPayouts, pauseTreasury, resumeTreasury, saveTreasuryStatus, treasuryPauses, treasuryStatus, type TreasuryPause, type TreasuryStatusRow } from '../store/treasury.js';
 import { chainAssetsOn, readChainBalances } from './chain-balances.js';
 import { summaryOf, type AssetPlan, type DepositHoldings } from './asset-plan.js';
 
@@ -117,7 +117,8 @@ export class Treasury {
     const latest = await treasuryStatus(this.db);
     const now = this.clock.now().getTime();
     const due = this.policy.networks().filter((network) => {
-      const checked = latest.filter((row) => row.network === network.network).map((row) => row.checked_at.getTime());
+      // Pairs the policy no longer names are not waited for: the plan forgets them.
+      const checked = latest.filter((row) => row.network === network.network && network.assets.has(row.asset)).map((row) => row.checked_at.getTime());
       // A little early counts as due: two processes' timers drift, and the second must not always skip a round.
       return checked.length < network.assets.size || now - Math.min(...checked) >= network.sweepEverySeconds * 900;
     });
@@ -142,6 +143,7 @@ export class Treasury {
     const plans = (await Promise.all(policies.map((policy) => this.planNetwork(policy, pauses.get(policy.network) ?? null)))).flat();
     const at = this.clock.now();
     await this.db.transaction(async (tx) => {
+      await forgetTreasuryStatusOutside(tx, this.policy.networks().flatMap((network) => [...network.assets.values()]));
       for (const plan of plans) {
         const row = { network: plan.policy.network, asset: plan.policy.asset, error: plan.error, summary: summaryOf(plan), floatLevel: plan.plan?.float.level ?? null };
         await saveTreasuryStatus(tx, row, at);

@@ -33,7 +33,9 @@ export async function remoteSigningMismatch(asked: TransactionSerializable, raw:
     nonce: [signed.nonce, asked.nonce],
     to: [signed.to?.toLowerCase(), asked.to?.toLowerCase()],
     value: [signed.value ?? 0n, asked.value ?? 0n],
-    data: [signed.data ?? '0x', asked.data ?? '0x'],
+    data: [(signed.data ?? '0x').toLowerCase(), (asked.data ?? '0x').toLowerCase()],
+    // Nothing the request did not carry: an access list added would change what the transaction does and costs.
+    accessList: [JSON.stringify(signed.accessList ?? []), JSON.stringify(asked.accessList ?? [])],
     gas: [signed.gas, asked.gas],
     maxFeePerGas: [signed.maxFeePerGas, asked.maxFeePerGas],
     maxPriorityFeePerGas: [signed.maxPriorityFeePerGas, asked.maxPriorityFeePerGas],

@@ -85,6 +85,23 @@ afterAll(async () => {
 
 const client = () => new SignerClient(url, secret, 5_000);
 
+/** A request to the signer as the service sends it, signed with the shared secret: for answers the client would not pass. */
+function post(request: EvmSignRequest): RequestInit {
+  const tx = request.transaction;
+  const body = JSON.stringify({
+    network: request.network,
+    kind: request.kind,
+    index: request.index,
+    transaction: { to: tx.to, data: tx.data, value: String(tx.value), gas: String(tx.gas), nonce: tx.nonce, max_fee_per_gas: String(tx.maxFeePerGas), max_priority_fee_per_gas: String(tx.maxPriorityFeePerGas) },
+  });
+  const at = new Date();
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'webhook-id': 'req_case', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('req_case', at, body) },
+    body,
+  };
+}
+
 /** EIP-1559 fees that any block of anvil takes. */
 async function fees() {
   const block = await anvil.client.getBlock();
@@ -150,13 +167,15 @@ describe('the signer on anvil: keyed sweeps signed away from the API host (docs/
   });
   const offPolicy: [string, () => EvmSignRequest, RegExp][] = [
     ['tokens to an address that is neither the hot wallet nor the cold address', () => sweepOf(usdc, transfer(ATTACKER, 1n)), /neither the hot wallet nor the USDC cold address/],
-    ['the native coin to such an address', () => sweepOf(ATTACKER, '0x', 1n), /neither the hot wallet nor the ETH cold address/],
-    ['the native coin to the cold address of another asset (USDC\'s)', () => sweepOf(COLD, '0x', 1n), /neither the hot wallet nor the ETH cold address/],
+    ['the native coin to such an address', () => sweepOf(ATTACKER, '0x', 10n ** 18n), /neither the hot wallet nor the ETH cold address/],
+    ['the native coin to the cold address of another asset (USDC\'s)', () => sweepOf(COLD, '0x', 10n ** 18n), /neither the hot wallet nor the ETH cold address/],
     ['an approve instead of a transfer', () => sweepOf(usdc, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [ATTACKER, maxUint256] })), /one ERC-20 transfer call/],
     ['a transferFrom', () => sweepOf(usdc, encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [deposits.address(3), ATTACKER, 1n] })), /one ERC-20 transfer call/],
     ['a transfer with bytes after the call', () => sweepOf(usdc, `${transfer(HOT_WALLET, 1n)}00`), /one ERC-20 transfer call/],
     ['a call to a contract that is not a policy asset\'s', () => sweepOf(ATTACKER, transfer(HOT_WALLET, 1n)), /not the contract of an asset the policy sweeps/],
     ['a token sweep carrying the native coin', () => sweepOf(usdc, transfer(HOT_WALLET, 1n), 1n), /sends no native coin/],
+    ['a token sweep of nothing (gas spent for no money moved)', () => sweepOf(usdc, transfer(HOT_WALLET, 0n)), /moves more than 0/],
+    ['a native sweep moving less than its fee can cost (a deposit burned into fees)', () => sweepOf(HOT_WALLET, '0x', 60_000n * 10n ** 9n - 1n), /moves more than its fee can cost/],
     ['a native sweep on a network whose policy does not sweep its native coin', () => sweepOf(HOT_WALLET, '0x', 1n, 'base'), /does not sweep the network's native coin/],
     ['anything on a network of the policy without max_fee_per_sweep', () => sweepOf(usdc, transfer(HOT_WALLET, 1n), 0n, 'polygon'), /nothing is signed on it/],
     ['anything on a network the policy does not name', () => sweepOf(usdc, transfer(HOT_WALLET, 1n), 0n, 'arbitrum'), /nothing is signed on it/],
@@ -178,6 +197,23 @@ describe('the signer on anvil: keyed sweeps signed away from the API host (docs/
     expect(refusals.at(-1)).toMatchObject({ level: 40, refusal: refused.message.replace('the signer refused: ', '') });
   });
 
+  const malformed: [string, () => EvmSignRequest, RegExp][] = [
+    ['a value of 2^256 or more', () => sweepOf(HOT_WALLET, '0x', 2n ** 256n), /below 2\^256/],
+    ['a gas limit below 21,000', () => ({ ...topUpOf(deposits.address(3), 1n), transaction: { ...topUpOf(deposits.address(3), 1n).transaction, gas: 0n } }), /gas must be at least 21000/],
+  ];
+
+  it.each(malformed)('refuses %s as no transaction at all (400 invalid_request)', async (_name, request, reason) => {
+    await expect(client().signEvm(request(), deposits.address(3), chainId)).rejects.toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(reason) });
+  });
+
+  it('an address in any letter case is the same address: a top-up to the deposit address in capitals is signed, to it', async () => {
+    const asked = topUpOf(deposits.address(3).toUpperCase().replace('0X', '0x'), 1n);
+    const signed = await client().signEvm({ ...asked, transaction: { ...asked.transaction, to: deposits.address(3) } }, HOT_WALLET, chainId);
+    expect(signed.from).toBe(HOT_WALLET);
+    const raw = await fetch(`${url}/v1/evm/sign`, post(asked));
+    expect(raw.status).toBe(200);
+  });
+
   it('refuses requests not signed with the shared secret, signed too long ago, or changed after signing (401), and logs them', async () => {
     const body = JSON.stringify({ network: 'ethereum', kind: 'top_up', index: 3, transaction: { to: deposits.address(3), data: '0x', value: '1', gas: '21000', nonce: 0, max_fee_per_gas: '1', max_priority_fee_per_gas: '1' } });
     const post = (headers: Record<string, string>, sent = body) => fetch(`${url}/v1/evm/sign`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent });
@@ -190,6 +226,10 @@ describe('the signer on anvil: keyed sweeps signed away from the API host (docs/
     expect(logs.filter((l) => l.msg === 'signer: refused an unauthenticated request').length).toBeGreaterThanOrEqual(4);
     // The same request, signed: it passes authentication and the policy.
     expect((await post(signedWith(secret, now))).status).toBe(200);
+    // Signed, but not JSON: authentic, and refused as malformed.
+    const notJson = 'not json';
+    const headers = { 'webhook-id': 'req_2', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('req_2', now, notJson) };
+    expect((await post(headers, notJson)).status).toBe(400);
     expect(JSON.stringify(logs)).not.toContain(secret.slice(6));
   });
 

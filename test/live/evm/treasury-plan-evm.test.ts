@@ -147,10 +147,14 @@ describe('treasury plan on anvil: what sweeping would do now, read on chain, not
     const at = (seconds: number) => new ManualClock(new Date(Date.now() + seconds * 1000));
     const treasuryAt = (clock: ManualClock) =>
       new Treasury(t.db, ctx.treasury.policy, clock, ctx.catalog, ctx.reconciliation.networks, NetworkFees.load(undefined, ctx.catalog), ctx.prices, ctx.config.pricesMaxAgeSeconds);
+    // A pair the policy no longer names (planned long ago, then removed from the file) keeps no network due.
+    await t.db.query(`INSERT INTO treasury_status (network, asset, checked_at) VALUES ('ethereum', 'USDT', now() - interval '1 day')`);
     // Both networks were planned by the request above.
     expect(await treasuryAt(at(0)).planDue()).toEqual([]);
     expect(await treasuryAt(at(60)).planDue()).toEqual([]);
     expect((await treasuryAt(at(300)).planDue()).map((p) => `${p.policy.network}/${p.policy.asset}`)).toEqual(['ethereum/USDC', 'ethereum/ETH', 'tron/USDT']);
+    // A plan forgets it: no status, no gauge, for a pair that is not swept.
+    expect(await t.db.query(`SELECT 1 FROM treasury_status WHERE network = 'ethereum' AND asset = 'USDT'`)).toEqual([]);
   });
 
   it('ETH: the hot wallet is above float_high and there is no cold address, so a deposit stays where it is; a native sweep pays its own fee', async () => {
