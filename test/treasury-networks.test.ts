@@ -11,6 +11,7 @@ const policy = {
   ethereum: {
     sweep_every_seconds: 900,
     max_fee_per_sweep: '0.002',
+    max_fees_per_day: '0.5',
     assets: { USDC: { float_target: '20000', float_low: '5000', float_high: '50000', cold_address: COLD, min_sweep: '25', max_cost_share: '0.01' } },
   },
   tron: { sweep_every_seconds: 600, assets: { USDT: { float_target: '1000.5', float_low: '100', float_high: '2000', min_sweep: '10', max_cost_share: '0.05' } } },
@@ -39,6 +40,7 @@ describe('treasury networks: the policy as the operator sees it, and pausing swe
           network: 'ethereum',
           sweep_every_seconds: 900,
           max_fee_per_sweep: '0.002',
+          max_fees_per_day: '0.5',
           pause: null,
           assets: [{ asset: 'USDC', float_target: '20000', float_low: '5000', float_high: '50000', cold_address: COLD, min_sweep: '25', max_cost_share: '0.01' }],
         },
@@ -47,6 +49,7 @@ describe('treasury networks: the policy as the operator sees it, and pausing swe
           network: 'tron',
           sweep_every_seconds: 600,
           max_fee_per_sweep: null,
+          max_fees_per_day: null,
           pause: null,
           assets: [{ asset: 'USDT', float_target: '1000.5', float_low: '100', float_high: '2000', cold_address: null, min_sweep: '10', max_cost_share: '0.05' }],
         },

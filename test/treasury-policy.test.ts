@@ -37,6 +37,7 @@ describe('treasury policy (docs/treasury.md, "The policy")', () => {
       ethereum: {
         sweep_every_seconds: 900,
         max_fee_per_sweep: '0.0000000000000000001',
+        max_fees_per_day: '0',
         assets: {
           USDC: { ...usdc, float_low: '30000', min_sweep: '0', max_cost_share: '1.5', float_target: '20000.0000001', cold_address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
           DOGE: usdc,
@@ -53,6 +54,7 @@ describe('treasury policy (docs/treasury.md, "The policy")', () => {
         'ethereum/USDC: cold_address is not a evm address',
         'ethereum/DOGE: not a catalog pair',
         "ethereum: max_fee_per_sweep has more than ETH's 18 decimals",
+        'ethereum: max_fees_per_day is below max_fee_per_sweep',
         'atlantis: not a catalog network',
       ].join('; '),
     );

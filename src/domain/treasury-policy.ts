@@ -28,6 +28,13 @@ const NetworkPolicySchema = Type.Object(
           "The most one sweep may spend on fees, in the network's native coin: bounds each top-up the hot wallet sends a deposit address and the fee of each transaction a deposit address signs. Absent: the signer signs nothing for the network.",
       }),
     ),
+    max_fees_per_day: Type.Optional(
+      Type.String({
+        ...Amount,
+        description:
+          "The most the signer lets the network's sweeps spend on fees and top-ups in one UTC day, in its native coin: what bounds a compromised API host. Absent: the signer signs nothing for the network.",
+      }),
+    ),
     assets: Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,10}$' }), AssetPolicySchema, { additionalProperties: false }),
   },
   { additionalProperties: false },
@@ -56,6 +63,8 @@ export interface NetworkPolicy {
   sweepEverySeconds: number;
   /** In the native coin; null: no top-up or deposit transaction is signed on the network. */
   maxFeePerSweep: Decimal | null;
+  /** In the native coin, per UTC day, fees and top-ups together; null: as maxFeePerSweep. */
+  maxFeesPerDay: Decimal | null;
   assets: ReadonlyMap<string, AssetPolicy>;
 }
 
@@ -99,11 +108,15 @@ export class TreasuryPolicy {
       const known = catalog.network(network);
       if (!known) problems.push(`${network}: not a catalog network`);
       const maxFeePerSweep = entry.max_fee_per_sweep === undefined ? null : new Decimal(entry.max_fee_per_sweep);
+      const maxFeesPerDay = entry.max_fees_per_day === undefined ? null : new Decimal(entry.max_fees_per_day);
       const nativeDecimals = known && catalog.pair(known.native_asset, network)?.decimals;
-      if (maxFeePerSweep && nativeDecimals !== undefined && maxFeePerSweep.decimalPlaces() > nativeDecimals) {
-        problems.push(`${network}: max_fee_per_sweep has more than ${known!.native_asset}'s ${nativeDecimals} decimals`);
+      for (const [field, amount] of [['max_fee_per_sweep', maxFeePerSweep], ['max_fees_per_day', maxFeesPerDay]] as const) {
+        if (amount && nativeDecimals !== undefined && amount.decimalPlaces() > nativeDecimals) {
+          problems.push(`${network}: ${field} has more than ${known!.native_asset}'s ${nativeDecimals} decimals`);
+        }
       }
-      byNetwork.set(network, { network, sweepEverySeconds: entry.sweep_every_seconds, maxFeePerSweep, assets });
+      if (maxFeePerSweep && maxFeesPerDay && maxFeesPerDay.lt(maxFeePerSweep)) problems.push(`${network}: max_fees_per_day is below max_fee_per_sweep`);
+      byNetwork.set(network, { network, sweepEverySeconds: entry.sweep_every_seconds, maxFeePerSweep, maxFeesPerDay, assets });
     }
     if (problems.length > 0) throw new Error(`Invalid treasury policy ${name}: ${problems.join('; ')}`);
     return new TreasuryPolicy(byNetwork);

@@ -24,18 +24,20 @@ export interface EvmNetworkRules {
   cold: ReadonlyMap<string, Address>;
   /** The most one sweep transaction or top-up may spend on fees, and the most a top-up may carry, in wei. */
   maxFeeWei: bigint;
+  /** The most the network's signed transactions may spend in a UTC day, fees at their cap and top-ups, in wei. */
+  maxFeesPerDayWei: bigint;
 }
 
 /**
- * The rules of every EVM network of the treasury policy that has max_fee_per_sweep: its chain id and token contracts
- * from the catalog, its destinations from the policy. A network without the bound gets no rules: nothing is signed
- * on it.
+ * The rules of every EVM network of the treasury policy that has max_fee_per_sweep and max_fees_per_day: its chain
+ * id and token contracts from the catalog, its destinations from the policy. A network without both bounds gets no
+ * rules: nothing is signed on it.
  */
 export function evmNetworkRules(policy: TreasuryPolicy, catalog: Catalog, hotWallet: Address): Map<string, EvmNetworkRules> {
   const rules = new Map<string, EvmNetworkRules>();
   for (const network of policy.networks()) {
     const entry = catalog.network(network.network)!;
-    if (entry.address_format !== 'evm' || entry.chain_id === null || network.maxFeePerSweep === null) continue;
+    if (entry.address_format !== 'evm' || entry.chain_id === null || network.maxFeePerSweep === null || network.maxFeesPerDay === null) continue;
     const tokens = new Map<string, string>();
     const cold = new Map<string, Address>();
     for (const asset of network.assets.values()) {
@@ -52,6 +54,7 @@ export function evmNetworkRules(policy: TreasuryPolicy, catalog: Catalog, hotWal
       nativeAsset: network.assets.has(entry.native_asset) ? entry.native_asset : null,
       cold,
       maxFeeWei: parseUnits(network.maxFeePerSweep.toFixed(), decimals),
+      maxFeesPerDayWei: parseUnits(network.maxFeesPerDay.toFixed(), decimals),
     });
   }
   return rules;
@@ -81,6 +84,9 @@ function tokenTransfer(data: Hex): { recipient: Address; amount: bigint } | null
   }
 }
 
+/** What signing `request` can cost its network at most: the fee at its cap, and for a top-up the coin it carries. */
+export const worstCost = ({ kind, transaction: tx }: EvmSignRequest): bigint => tx.gas * tx.maxFeePerGas + (kind === 'top_up' ? tx.value : 0n);
+
 /**
  * Why the signer refuses to sign `request`, or null when its policy allows it (docs/treasury.md, "The signer"):
  * a sweep moves a policy asset from a deposit address to the hot wallet or that asset's cold address, a top-up
@@ -88,7 +94,7 @@ function tokenTransfer(data: Hex): { recipient: Address; amount: bigint } | null
  * on fees. `depositAddress` derives the address of a deposit index from the signer's own seed.
  */
 export function evmRefusal(request: EvmSignRequest, rules: EvmNetworkRules | undefined, depositAddress: (index: number) => Address): string | null {
-  if (!rules) return `${request.network} is not an EVM network of the treasury policy with max_fee_per_sweep set: nothing is signed on it`;
+  if (!rules) return `${request.network} is not an EVM network of the treasury policy with max_fee_per_sweep and max_fees_per_day set: nothing is signed on it`;
   const tx = request.transaction;
   if (!isAddress(tx.to, { strict: false })) return 'the transaction has no valid recipient';
   if (tx.maxPriorityFeePerGas > tx.maxFeePerGas) return 'its priority fee is above its max fee';

@@ -3,7 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { Value } from 'typebox/value';
 import { getAddress, keccak256, type Hex, type PrivateKeyAccount } from 'viem';
 import type { EvmDepositKeys } from './evm-deposit-keys.js';
-import { evmRefusal, type EvmNetworkRules, type EvmSignRequest } from './evm-sweep-rules.js';
+import { evmRefusal, worstCost, type EvmNetworkRules, type EvmSignRequest } from './evm-sweep-rules.js';
+import { FeeBudget } from './fee-budget.js';
 import { EvmSignBody, type EvmSigned, type SignerError } from './wire.js';
 
 export interface SignerSetup {
@@ -14,6 +15,8 @@ export interface SignerSetup {
   gas: PrivateKeyAccount;
   /** The secret the service signs its requests with (Standard Webhooks, `whsec_…`). */
   secret: string;
+  /** What each network has spent today (a clock of its own in tests). */
+  budget?: FeeBudget;
   logger: FastifyBaseLogger;
 }
 
@@ -55,6 +58,7 @@ function requestOf(body: EvmSignBody): EvmSignRequest | { invalid: string } {
 export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: setup.logger, bodyLimit: 64 * 1024 });
   const verifier = new Webhook(setup.secret);
+  const budget = setup.budget ?? new FeeBudget();
   // The signature covers the body's bytes as sent: parsed only once they are verified.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
@@ -89,7 +93,9 @@ export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> 
     const asked = requestOf(body);
     if ('invalid' in asked) return reply.code(400).send(fail('invalid_request', asked.invalid));
     const rules = setup.rules.get(asked.network);
-    const refusal = evmRefusal(asked, rules, (index) => setup.deposits.address(index));
+    const refusal =
+      evmRefusal(asked, rules, (index) => setup.deposits.address(index)) ??
+      (budget.take(asked.network, worstCost(asked), rules!.maxFeesPerDayWei) ? null : `${asked.network}'s fees for today would pass max_fees_per_day (${rules!.maxFeesPerDayWei} wei)`);
     const about = { network: asked.network, kind: asked.kind, index: asked.index, to: asked.transaction.to, value: body.transaction.value, nonce: asked.transaction.nonce };
     if (refusal !== null) {
       request.log.warn({ ...about, refusal }, 'signer: refused a request its policy does not allow');

@@ -52,6 +52,6 @@ export function loadSignerSettings(env: NodeJS.ProcessEnv): SignerSettings {
   const secret = secretFile(env, 'CONNECT_SIGNER_SECRET_FILE');
   if (!secret.startsWith('whsec_')) throw new Error('CONNECT_SIGNER_SECRET_FILE must hold a whsec_ secret (connect-payments signer secret)');
   const rules = evmNetworkRules(policy, catalog, hot === undefined ? gas.address : getAddress(hot));
-  if (rules.size === 0) throw new Error('The treasury policy has no EVM network with max_fee_per_sweep: the signer would sign nothing');
+  if (rules.size === 0) throw new Error('The treasury policy has no EVM network with max_fee_per_sweep and max_fees_per_day: the signer would sign nothing');
   return { setup: { rules, deposits, gas, secret }, ...listenAddress(env.CONNECT_SIGNER_ADDRESS), logLevel: env.LOG_LEVEL || 'info' };
 }

@@ -17,6 +17,9 @@ export const TreasuryNetworkSchema = Type.Object(
     max_fee_per_sweep: Type.Union([Amount("The most one sweep may spend on fees, in the network's native coin."), Type.Null()], {
       description: 'Null: the signer signs no sweep or top-up on the network.',
     }),
+    max_fees_per_day: Type.Union([Amount("The most the network's sweeps may spend on fees and top-ups in a UTC day, in its native coin."), Type.Null()], {
+      description: 'Null: the signer signs no sweep or top-up on the network.',
+    }),
     pause: PauseSchema,
     assets: Type.Array(
       Type.Object({
@@ -134,6 +137,7 @@ export function treasuryNetworkShown({ policy, pause }: TreasuryNetwork) {
     network: policy.network,
     sweep_every_seconds: policy.sweepEverySeconds,
     max_fee_per_sweep: policy.maxFeePerSweep?.toFixed() ?? null,
+    max_fees_per_day: policy.maxFeesPerDay?.toFixed() ?? null,
     pause: pause && { reason: pause.reason, paused_at: pause.paused_at.toISOString() },
     assets: [...policy.assets.values()].map((a) => ({
       asset: a.asset,

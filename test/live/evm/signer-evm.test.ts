@@ -10,6 +10,7 @@ import { generateWebhookSecret } from '../../../src/domain/webhooks.js';
 import { SignerClient, SignerRefusal } from '../../../src/signer/client.js';
 import { EvmDepositKeys } from '../../../src/signer/evm-deposit-keys.js';
 import type { EvmSignRequest } from '../../../src/signer/evm-sweep-rules.js';
+import { FeeBudget } from '../../../src/signer/fee-budget.js';
 import { buildSigner } from '../../../src/signer/server.js';
 import { loadSignerSettings } from '../../../src/signer/settings.js';
 import { runCli } from '../../../src/cli/run.js';
@@ -45,13 +46,14 @@ function signerEnv(over: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     ethereum: {
       sweep_every_seconds: 300,
       max_fee_per_sweep: '0.01',
+      max_fees_per_day: '1',
       assets: {
         USDC: { float_target: '100', float_low: '10', float_high: '200', cold_address: COLD, min_sweep: '1', max_cost_share: '0.1' },
         ETH: { float_target: '1', float_low: '0.1', float_high: '2', min_sweep: '0.01', max_cost_share: '0.1' },
       },
     },
-    base: { sweep_every_seconds: 300, max_fee_per_sweep: '0.001', assets: { USDC: { float_target: '1', float_low: '0', float_high: '2', min_sweep: '1', max_cost_share: '0.1' } } },
-    // No max_fee_per_sweep: nothing is signed on it.
+    base: { sweep_every_seconds: 300, max_fee_per_sweep: '0.001', max_fees_per_day: '0.002', assets: { USDC: { float_target: '1', float_low: '0', float_high: '2', min_sweep: '1', max_cost_share: '0.1' } } },
+    // No max_fee_per_sweep nor max_fees_per_day: nothing is signed on it.
     polygon: { sweep_every_seconds: 300, assets: { USDC: { float_target: '1', float_low: '0', float_high: '2', min_sweep: '1', max_cost_share: '0.1' } } },
   };
   return {
@@ -214,6 +216,32 @@ describe('the signer on anvil: keyed sweeps signed away from the API host (docs/
     expect(raw.status).toBe(200);
   });
 
+  it("stops signing for a network once its day's fees and top-ups would pass max_fees_per_day, and starts again the next UTC day", async () => {
+    // base: at most 0.001 ETH a transaction, 0.002 a day. Each top-up below can cost 0.0009 ETH carried + 0.000021 of fee.
+    const baseChainId = 8453;
+    const topUp: EvmSignRequest = {
+      network: 'base',
+      kind: 'top_up',
+      index: 4,
+      transaction: { to: deposits.address(4), data: '0x', value: 9n * 10n ** 14n, gas: 21_000n, nonce: 0, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 10n ** 8n },
+    };
+    const budgetSigner = await buildSigner({ ...loadSignerSettings(signerEnv()).setup, logger: pino({ level: 'silent' }), budget: new FeeBudget(() => day) });
+    let day = new Date('2026-12-08T23:00:00Z');
+    const budgetUrl = await budgetSigner.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const budgeted = new SignerClient(budgetUrl, secret, 5_000);
+      for (const nonce of [0, 1]) await budgeted.signEvm({ ...topUp, transaction: { ...topUp.transaction, nonce } }, HOT_WALLET, baseChainId);
+      await expect(budgeted.signEvm({ ...topUp, transaction: { ...topUp.transaction, nonce: 2 } }, HOT_WALLET, baseChainId)).rejects.toMatchObject({
+        status: 403,
+        message: expect.stringContaining("base's fees for today would pass max_fees_per_day (2000000000000000 wei)"),
+      });
+      day = new Date('2026-12-09T00:00:01Z');
+      expect((await budgeted.signEvm({ ...topUp, transaction: { ...topUp.transaction, nonce: 2 } }, HOT_WALLET, baseChainId)).from).toBe(HOT_WALLET);
+    } finally {
+      await budgetSigner.close();
+    }
+  });
+
   it('refuses requests not signed with the shared secret, signed too long ago, or changed after signing (401), and logs them', async () => {
     const body = JSON.stringify({ network: 'ethereum', kind: 'top_up', index: 3, transaction: { to: deposits.address(3), data: '0x', value: '1', gas: '21000', nonce: 0, max_fee_per_gas: '1', max_priority_fee_per_gas: '1' } });
     const post = (headers: Record<string, string>, sent = body) => fetch(`${url}/v1/evm/sign`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent });
@@ -261,7 +289,7 @@ describe('the signer\'s settings: checked before it listens', () => {
 
   it('refuses to start with nothing to sign, and without its secret', () => {
     const policy = privateFile('none.json', JSON.stringify({ polygon: { sweep_every_seconds: 300, assets: {} } }));
-    expect(() => loadSignerSettings(signerEnv({ CONNECT_TREASURY_FILE: policy }))).toThrow('no EVM network with max_fee_per_sweep');
+    expect(() => loadSignerSettings(signerEnv({ CONNECT_TREASURY_FILE: policy }))).toThrow('no EVM network with max_fee_per_sweep and max_fees_per_day');
     expect(() => loadSignerSettings(signerEnv({ CONNECT_SIGNER_SECRET_FILE: '' }))).toThrow('CONNECT_SIGNER_SECRET_FILE must be set');
   });
 
