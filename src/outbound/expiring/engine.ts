@@ -3,7 +3,7 @@ import { fromBaseUnits } from '../../domain/money.js';
 import type { ExpiringChainDriver, FinalPoint } from '../../providers/chains/expiring-driver.js';
 import type { Database } from '../../store/database.js';
 import { payoutTxs, recordAbsence, recordBroadcast, recordLanded, recordSigned, type ExpiringTx } from '../../store/expiring-payouts.js';
-import { transferOf, unknown, waitingForFunds, type AtBoundary, type HotWallet, type NotSentProof, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
+import { transferOf, unknown, waitingForFeeCoin, waitingForFunds, type AtBoundary, type HotWallet, type NotSentProof, type PayoutOutcome, type PayoutRequest } from '../outcomes.js';
 import { expiryVerdict } from './expiry-verdict.js';
 
 export interface ExpiringPayoutOptions {
@@ -112,6 +112,11 @@ export class ExpiringPayouts implements HotWallet {
     if (held < needed) return waitingForFunds(request, fromBaseUnits(held, this.catalog.pair(request.asset, request.network)!.decimals).toFixed());
     const answer = await this.driver.sign(transferOf(request), request.feeCap);
     if ('refused' in answer) return notSent(proof, `${answer.refused}${expired}`);
+    if ('short' in answer) {
+      const coin = this.catalog.network(request.network)!.native_asset;
+      const decimals = this.catalog.pair(coin, request.network)!.decimals;
+      return waitingForFeeCoin(request, coin, fromBaseUnits(answer.short.held, decimals).toFixed(), fromBaseUnits(answer.short.needed, decimals).toFixed());
+    }
     const tx: ExpiringTx = { ...answer.signed, signing: signed + 1, status: 'signed' };
     if (!(await recordSigned(this.db, request.lease, request.network, tx))) return unknown(LEASE_LOST);
     await this.options.atBoundary?.('signed', request.payoutId);

@@ -23,9 +23,11 @@ export type Lookup = { found: { final: boolean; succeeded: boolean; block: bigin
 export interface ExpiringChainDriver {
   /**
    * Builds and signs the transfer with a near deadline, its network fee at most `feeCap` (the native asset, decimal
-   * string); `refused` (nothing signed) when it would fail or costs more now.
+   * string); `refused` (nothing signed) when it would fail or costs more now; `short` (nothing signed) when the hot
+   * wallet's native coin cannot pay it: it holds `held`, the transfer can take `needed` (the fee at most, and the
+   * amount of a native transfer), in base units.
    */
-  sign(transfer: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }>;
+  sign(transfer: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string } | { short: { held: bigint; needed: bigint } }>;
   /** What the hot wallet holds of the transfer's asset now, and what the transfer sends, in base units. */
   funds(transfer: PayoutTransfer): Promise<{ held: bigint; needed: bigint }>;
   /** Sends signed bytes: `accepted` when a node holds them (taken now, or already known to it). */

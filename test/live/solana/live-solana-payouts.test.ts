@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { address } from '@solana/kit';
+import { address, lamports } from '@solana/kit';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Decimal } from '../../../src/domain/money.js';
 import { MAX_MICRO_LAMPORTS_PER_COMPUTE_UNIT, priorityPrice, SolanaDriver } from '../../../src/providers/chains/solana/payout-driver.js';
@@ -265,6 +265,26 @@ describe('a hot wallet short of the asset', () => {
     await reaches(tenant.key, payout.id, 'completed');
     expect(await world.chain.chain.tokenBalance(address(destination), USDT_MINT)).toBe(units('10'));
     expect((await verifyLedger(world.t.db)).ok).toBe(true);
+  });
+
+  it('a USDC payout whose fee the hot wallet\'s SOL cannot pay waits, nothing signed, saying what the fee needs; it goes out once the hot wallet has SOL again', async () => {
+    const { svm } = world.chain;
+    const hotAccount = svm.getAccount(address(world.hotWallet));
+    if (!hotAccount.exists) throw new Error('the hot wallet has no account');
+    const setLamports = (amount: bigint) => svm.setAccount({ ...hotAccount, address: address(world.hotWallet), lamports: lamports(amount) });
+    const tenant = await fundedTenant('100', 'USDC');
+    setLamports(1_000n);
+    try {
+      const payout = await pay(tenant.key, await freshWallet(), '10', 'USDC');
+      await expect.poll(() => lastError(payout.id), { timeout: 20_000 }).toMatch(/^waiting for funds: the hot wallet holds 0\.000001 SOL on solana and this payout needs up to 0\.\d+ SOL with its network fee; /);
+      expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+      expect(await recorded(payout.id)).toEqual([]);
+      setLamports(hotAccount.lamports);
+      await sweep();
+      await reaches(tenant.key, payout.id, 'processing');
+    } finally {
+      setLamports(hotAccount.lamports);
+    }
   });
 
   it('two payouts the hot wallet could each pay but not both: the second lands failed, stays processing until finalized, then fails (reverted) with the funds back, nothing received', async () => {

@@ -164,6 +164,25 @@ describe('a hot wallet short of the asset', () => {
   });
 });
 
+describe('a hot wallet short of the TRX that pays the fee', () => {
+  it('a USDT payout whose energy the hot wallet cannot burn waits, nothing signed, saying what the fee needs; it goes out once funded', async () => {
+    const tenant = await fundedTenant('50');
+    const held = world.node.trxBalance(HOT_WALLET);
+    world.node.setTrx(HOT_WALLET, units('1'));
+    try {
+      const payout = await pay(tenant.key, freshDestination(), '5');
+      await expect.poll(() => lastError(payout.id), { timeout: 20_000 }).toMatch(/^waiting for funds: the hot wallet holds 1 TRX on tron and this payout needs up to \d+(\.\d+)? TRX with its network fee; /);
+      expect((await statusOf(tenant.key, payout.id)).status).toBe('pending');
+      expect(await recorded(payout.id)).toEqual([]);
+      world.node.setTrx(HOT_WALLET, held);
+      await sweep();
+      await reaches(tenant.key, payout.id, 'processing');
+    } finally {
+      world.node.setTrx(HOT_WALLET, held);
+    }
+  });
+});
+
 describe('a transaction that landed final and failed releases the funds', () => {
   it('out of energy (execution took more than its fee_limit allowed): failed, funds back, nothing received', async () => {
     const tenant = await fundedTenant('100');

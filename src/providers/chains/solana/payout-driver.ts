@@ -106,7 +106,7 @@ export class SolanaDriver implements ExpiringChainDriver {
     return { held: held!, needed: BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0)) };
   }
 
-  async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
+  async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string } | { short: { held: bigint; needed: bigint } }> {
     const { rpc, call } = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
     const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
@@ -119,8 +119,13 @@ export class SolanaDriver implements ExpiringChainDriver {
       const recent = await call('getRecentPrioritizationFees', (abortSignal) => rpc.getRecentPrioritizationFees(written).send({ abortSignal }));
       return { computeUnitLimit, microLamportsPerComputeUnit: priorityPrice(recent.map((r) => r.prioritizationFee)) };
     };
-    const overCap = (cost: bigint) =>
-      cost > capLamports ? { refused: `The network fee now (${cost} lamports) is above what the quote charged (${capLamports} lamports).` } : null;
+    const hotLamports = async () => (await accountOf(this.signer.address))?.lamports ?? 0n;
+    // Above the cap: refused; more than the hot wallet's SOL can pay (with the SOL a native payout sends): it waits.
+    const overCap = async (cost: bigint, sent = 0n) => {
+      if (cost > capLamports) return { refused: `The network fee now (${cost} lamports) is above what the quote charged (${capLamports} lamports).` };
+      const held = await hotLamports();
+      return held < cost + sent ? { short: { held, needed: cost + sent } } : null;
+    };
 
     let signed: SignedSplPayout;
     if (pair.token_contract === null) {
@@ -130,7 +135,7 @@ export class SolanaDriver implements ExpiringChainDriver {
         // The runtime refuses a transfer that leaves a new account below the rent-exempt minimum.
         if (amount < minimum) return { refused: `${request.destination} has no account yet, and a transfer creating one must send at least ${minimum} lamports.` };
       }
-      const refusal = overCap(splPayoutMaxCostLamports(fee, false));
+      const refusal = await overCap(splPayoutMaxCostLamports(fee, false), amount);
       if (refusal) return refusal;
       signed = await signSolPayout({ hotWallet: this.signer, destination, lamports: amount, blockhash: latest.value, priorityFee: fee });
     } else {
@@ -141,7 +146,7 @@ export class SolanaDriver implements ExpiringChainDriver {
       const [latest, existing, fee] = await Promise.all([blockhash, accountOf(tokenAccount!), priorityFee([this.signer.address, source!, tokenAccount!], SPL_COMPUTE_UNITS)]);
       // Created in the same transaction only when missing: then its rent is part of what the payout costs.
       const createDestinationAccount = existing === null;
-      const refusal = overCap(splPayoutMaxCostLamports(fee, createDestinationAccount));
+      const refusal = await overCap(splPayoutMaxCostLamports(fee, createDestinationAccount));
       if (refusal) return refusal;
       signed = await signSplPayout({
         hotWallet: this.signer,

@@ -169,7 +169,7 @@ export class TronDriver implements ExpiringChainDriver {
     return BigInt(`0x${balance}`);
   }
 
-  async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string }> {
+  async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string } | { short: { held: bigint; needed: bigint } }> {
     const node = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
     const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
@@ -205,6 +205,11 @@ export class TronDriver implements ExpiringChainDriver {
     if (burn + bandwidthSun > capSun) {
       return { refused: `The network fee now (${burn + bandwidthSun} sun) is above what the quote charged (${capSun} sun).` };
     }
+    // The TRX that pays the fee (and is sent, for a TRX payout): a transaction the wallet cannot pay is not signed.
+    const wallet = await node('/wallet/getaccount', { address: hex41(owner), visible: false });
+    const held = BigInt(typeof wallet.balance === 'number' ? wallet.balance : 0);
+    const needed = burn + bandwidthSun + (pair.token_contract === null ? amount : 0n);
+    if (held < needed) return { short: { held, needed } };
     if (pair.token_contract === null) return { signed: this.signed(draft) };
     // The whole rest of the cap may burn for energy: an estimate a little short never runs the transfer out of it.
     const feeLimit = capSun - bandwidthSun < MAX_FEE_LIMIT_SUN ? capSun - bandwidthSun : MAX_FEE_LIMIT_SUN;
