@@ -5,7 +5,7 @@ import { remoteSigningMismatch } from '../providers/chains/evm-signer.js';
 import type { EvmSignRequest } from './evm-sweep-rules.js';
 import type { EvmSignBody, EvmSigned, SignerError } from './wire.js';
 
-/** The signer said no (403), or did not take the request (401, 400): nothing was signed. */
+/** The signer said no (403), did not take the request (401, 400), or failed (500): nothing was signed. */
 export class SignerRefusal extends Error {
   constructor(
     readonly status: number,
