@@ -5,6 +5,7 @@ import { getAddress, keccak256, type Hex, type PrivateKeyAccount } from 'viem';
 import type { EvmDepositKeys } from './evm-deposit-keys.js';
 import { evmRefusal, worstCost, type EvmNetworkRules, type EvmSignRequest } from './evm-sweep-rules.js';
 import { FeeBudget } from './fee-budget.js';
+import { SignedNonces } from './signed-nonces.js';
 import { EvmSignBody, type EvmSigned, type SignerError } from './wire.js';
 
 export interface SignerSetup {
@@ -17,6 +18,8 @@ export interface SignerSetup {
   secret: string;
   /** What each network has spent today (a clock of its own in tests). */
   budget?: FeeBudget;
+  /** What was signed at each nonce. */
+  nonces?: SignedNonces;
   logger: FastifyBaseLogger;
 }
 
@@ -59,6 +62,7 @@ export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> 
   const app = Fastify({ loggerInstance: setup.logger, bodyLimit: 64 * 1024 });
   const verifier = new Webhook(setup.secret);
   const budget = setup.budget ?? new FeeBudget();
+  const nonces = setup.nonces ?? new SignedNonces();
   // The signature covers the body's bytes as sent: parsed only once they are verified.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
@@ -93,15 +97,17 @@ export async function buildSigner(setup: SignerSetup): Promise<FastifyInstance> 
     const asked = requestOf(body);
     if ('invalid' in asked) return reply.code(400).send(fail('invalid_request', asked.invalid));
     const rules = setup.rules.get(asked.network);
+    const account = asked.kind === 'sweep' ? setup.deposits.account(asked.index) : setup.gas;
+    // In this order: the policy, the day's budget, then the nonce: a nonce is remembered only for what is signed.
     const refusal =
       evmRefusal(asked, rules, (index) => setup.deposits.address(index)) ??
-      (budget.take(asked.network, worstCost(asked), rules!.maxFeesPerDayWei) ? null : `${asked.network}'s fees for today would pass max_fees_per_day (${rules!.maxFeesPerDayWei} wei)`);
+      (budget.take(asked.network, worstCost(asked), rules!.maxFeesPerDayWei) ? null : `${asked.network}'s fees for today would pass max_fees_per_day (${rules!.maxFeesPerDayWei} wei)`) ??
+      nonces.claim(rules!.chainId, account.address, asked.transaction);
     const about = { network: asked.network, kind: asked.kind, index: asked.index, to: asked.transaction.to, value: body.transaction.value, nonce: asked.transaction.nonce };
     if (refusal !== null) {
       request.log.warn({ ...about, refusal }, 'signer: refused a request its policy does not allow');
       return reply.code(403).send(fail('refused', refusal));
     }
-    const account = asked.kind === 'sweep' ? setup.deposits.account(asked.index) : setup.gas;
     const signed = await account.signTransaction({ type: 'eip1559', chainId: rules!.chainId, ...asked.transaction });
     const answer: EvmSigned = { raw: signed, hash: keccak256(signed), from: account.address };
     request.log.info({ ...about, from: answer.from, hash: answer.hash }, 'signer: signed');

@@ -209,7 +209,7 @@ describe('the signer on anvil: keyed sweeps signed away from the API host (docs/
   });
 
   it('an address in any letter case is the same address: a top-up to the deposit address in capitals is signed, to it', async () => {
-    const asked = topUpOf(deposits.address(3).toUpperCase().replace('0X', '0x'), 1n);
+    const asked = { ...topUpOf(deposits.address(3).toUpperCase().replace('0X', '0x'), 1n), transaction: { ...topUpOf(deposits.address(3), 1n).transaction, to: deposits.address(3).toUpperCase().replace('0X', '0x') as Address, nonce: 100 } };
     const signed = await client().signEvm({ ...asked, transaction: { ...asked.transaction, to: deposits.address(3) } }, HOT_WALLET, chainId);
     expect(signed.from).toBe(HOT_WALLET);
     const raw = await fetch(`${url}/v1/evm/sign`, post(asked));
@@ -242,8 +242,24 @@ describe('the signer on anvil: keyed sweeps signed away from the API host (docs/
     }
   });
 
+  it('at a nonce it signs one transaction, then only that one again at fees as high or higher (a replacement), never another', async () => {
+    const sweep = (amount: bigint, maxFeePerGas: bigint): EvmSignRequest => ({
+      network: 'ethereum',
+      kind: 'sweep',
+      index: 9,
+      transaction: { to: usdc, data: transfer(HOT_WALLET, amount), value: 0n, gas: 60_000n, nonce: 0, maxFeePerGas, maxPriorityFeePerGas: 10n ** 8n },
+    });
+    const from = deposits.address(9);
+    await client().signEvm(sweep(5n, 10n ** 9n), from, chainId);
+    expect((await client().signEvm(sweep(5n, 2n * 10n ** 9n), from, chainId)).from).toBe(from);
+    await expect(client().signEvm(sweep(5n, 10n ** 9n), from, chainId)).rejects.toMatchObject({ status: 403, message: expect.stringContaining('was signed at higher fees') });
+    await expect(client().signEvm(sweep(6n, 3n * 10n ** 9n), from, chainId)).rejects.toMatchObject({ status: 403, message: expect.stringContaining('was signed for another transaction') });
+    // Another nonce of the same address is another transaction.
+    expect((await client().signEvm({ ...sweep(6n, 10n ** 9n), transaction: { ...sweep(6n, 10n ** 9n).transaction, nonce: 1 } }, from, chainId)).from).toBe(from);
+  });
+
   it('refuses requests not signed with the shared secret, signed too long ago, or changed after signing (401), and logs them', async () => {
-    const body = JSON.stringify({ network: 'ethereum', kind: 'top_up', index: 3, transaction: { to: deposits.address(3), data: '0x', value: '1', gas: '21000', nonce: 0, max_fee_per_gas: '1', max_priority_fee_per_gas: '1' } });
+    const body = JSON.stringify({ network: 'ethereum', kind: 'top_up', index: 3, transaction: { to: deposits.address(3), data: '0x', value: '1', gas: '21000', nonce: 101, max_fee_per_gas: '1', max_priority_fee_per_gas: '1' } });
     const post = (headers: Record<string, string>, sent = body) => fetch(`${url}/v1/evm/sign`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sent });
     const signedWith = (key: string, at: Date, id = 'req_1') => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(key).sign(id, at, body) });
     const now = new Date();
