@@ -4,6 +4,7 @@ import type { AssetPolicy } from '../src/domain/treasury-policy.js';
 import { Catalog } from '../src/domain/catalog.js';
 import { NetworkFees } from '../src/domain/network-fees.js';
 import { planSweeps, sweepCostUsd, type Holding } from '../src/domain/treasury-plan.js';
+import { planWarning, type AssetPlan } from '../src/use-cases/asset-plan.js';
 
 const d = (value: string | number) => new Decimal(value);
 const policy = (over: Partial<AssetPolicy> = {}): AssetPolicy => ({
@@ -96,5 +97,34 @@ describe('what a sweep is expected to cost (network-fees.json, the payout quotes
 
   it('a token on Solana: its transfer alone (the hot wallet pays the fee; no top-up)', () => {
     expect(cost('USDC', 'solana')).toBe('0.01');
+  });
+});
+
+describe('what the periodic plan tells the operator (docs/treasury.md, "Payouts waiting for funds")', () => {
+  const made = (hot: { balance: number; owed: number }, holdings: Holding[]): AssetPlan => {
+    const asset = policy({ floatTarget: d(100), floatLow: d(10), floatHigh: d(200), maxCostShare: d('0.1') });
+    const plan = planSweeps(asset, holdings, { balance: d(hot.balance), incoming: d(0), owed: d(hot.owed) }, flatCost('1'), false);
+    return { policy: asset, pause: null, hotWallet: '0xhot', error: null, plan, depositAddresses: null, coldBalance: null };
+  };
+
+  it('payouts waiting for funds that deposits can cover: asks for the sweep, naming what it brings', () => {
+    expect(planWarning(made({ balance: 0, owed: 50 }, [hold('a', 80)]))).toEqual({
+      details: { network: 'ethereum', asset: 'USDC', owed: '50', held: '0', to_hot_wallet: '80', sweeps: '1' },
+      message: 'treasury: payouts wait for funds, and deposit addresses hold enough: sweep them to the hot wallet (connect-payments treasury plan)',
+    });
+  });
+
+  it('payouts waiting for more than deposits hold: asks for a top-up', () => {
+    expect(planWarning(made({ balance: 0, owed: 500 }, [hold('a', 80)]))?.message).toBe('treasury: payouts wait for funds, and deposit addresses do not hold enough: top up the hot wallet');
+  });
+
+  it('a low float alone is said; a float at its marks, nothing', () => {
+    expect(planWarning(made({ balance: 5, owed: 0 }, []))?.message).toBe('treasury: the hot float is below its low-water mark');
+    expect(planWarning(made({ balance: 150, owed: 0 }, []))).toBeNull();
+  });
+
+  it('no plan: says why', () => {
+    const plan = { ...made({ balance: 0, owed: 0 }, []), plan: null, error: 'the RPC URL serves chain 8453, not 1' };
+    expect(planWarning(plan)).toEqual({ details: { network: 'ethereum', asset: 'USDC', error: 'the RPC URL serves chain 8453, not 1' }, message: 'treasury: no sweep plan (GET /admin/v1/treasury/status)' });
   });
 });

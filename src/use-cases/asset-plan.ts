@@ -45,3 +45,32 @@ export function summaryOf({ policy, hotWallet, plan, depositAddresses, coldBalan
     left: { below_minimum: skipped('below_minimum'), too_costly: skipped('too_costly'), float_full: skipped('float_full') },
   };
 }
+
+/** What the operator is told of a plan the periodic job made, at `warn`: what needs them, and nothing when all is well. */
+export interface PlanWarning {
+  details: Record<string, string>;
+  message: string;
+}
+
+/**
+ * A plan that could not be made; payouts waiting for funds, with what the plan would sweep to the hot wallet for
+ * them (the sweep the service asks for: by hand, until it sends sweeps itself); otherwise a float below its
+ * low-water mark.
+ */
+export function planWarning({ policy, plan, error }: AssetPlan): PlanWarning | null {
+  const about = { network: policy.network, asset: policy.asset };
+  if (error !== null) return { details: { ...about, error }, message: 'treasury: no sweep plan (GET /admin/v1/treasury/status)' };
+  if (plan === null) return null;
+  const toHot = plan.sweeps.filter((s) => s.to === 'hot_wallet');
+  if (plan.float.owed.gt(plan.float.held)) {
+    const sweeps = toHot.reduce((total, s) => total.plus(s.arrives), ZERO);
+    return {
+      details: { ...about, owed: plan.float.owed.toFixed(), held: plan.float.held.toFixed(), to_hot_wallet: sweeps.toFixed(), sweeps: String(toHot.length) },
+      message: sweeps.plus(plan.float.held).gte(plan.float.owed)
+        ? 'treasury: payouts wait for funds, and deposit addresses hold enough: sweep them to the hot wallet (connect-payments treasury plan)'
+        : 'treasury: payouts wait for funds, and deposit addresses do not hold enough: top up the hot wallet',
+    };
+  }
+  if (plan.float.level === 'low') return { details: { ...about, float: plan.float.now.toFixed(), low: plan.float.low.toFixed() }, message: 'treasury: the hot float is below its low-water mark' };
+  return null;
+}

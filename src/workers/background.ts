@@ -6,6 +6,7 @@ import { purgeExpiredIdempotencyRecords } from '../store/idempotency.js';
 import type { Sql } from '../store/database.js';
 import { maintainTables } from '../store/table-maintenance.js';
 import { foldTenantTotals } from '../store/tenant-totals.js';
+import { planWarning } from '../use-cases/asset-plan.js';
 import { expireDueIntents } from '../use-cases/expiry.js';
 import { rpcChainReader } from '../providers/chains/evm-rpc.js';
 import { tronTransactionKind } from '../providers/chains/tron/http-api.js';
@@ -61,14 +62,13 @@ async function reconcileAndWarn(ctx: AppContext, log: FastifyBaseLogger): Promis
 }
 
 /**
- * The treasury's periodic plan of each network whose latest is older than its sweep_every_seconds; a float below its
- * low-water mark, or a network that could not be planned, is logged (the gauges and /readyz carry it too).
+ * The treasury's periodic plan of each network whose latest is older than its sweep_every_seconds; what needs the
+ * operator (no plan, payouts waiting for funds, a low float) is logged (the gauges and /readyz carry it too).
  */
 async function planTreasury(ctx: AppContext, log: FastifyBaseLogger): Promise<number> {
-  for (const { policy, plan, error } of await ctx.treasury.planDue()) {
-    const about = { network: policy.network, asset: policy.asset };
-    if (error !== null) log.warn({ ...about, error }, 'treasury: no sweep plan (GET /admin/v1/treasury/status)');
-    else if (plan?.float.level === 'low') log.warn({ ...about, float: plan.float.now.toFixed(), low: plan.float.low.toFixed() }, 'treasury: the hot float is below its low-water mark');
+  for (const plan of await ctx.treasury.planDue()) {
+    const warning = planWarning(plan);
+    if (warning) log.warn(warning.details, warning.message);
   }
   return 0;
 }
