@@ -13,6 +13,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections each process keeps to PostgreSQL at most (with DATABASE_URL). */
   databasePoolSize: number;
+  /** How long opening a PostgreSQL connection may take before it fails. */
+  databaseConnectTimeoutMs: number;
   dataDir: string;
   /** Bearer token for /admin/v1; generated at start-up when unset. */
   adminToken: string | undefined;
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integer('PORT', env.PORT, 8080),
     databaseUrl,
     databasePoolSize: positiveInteger('CONNECT_DATABASE_POOL_SIZE', env.CONNECT_DATABASE_POOL_SIZE, 20),
+    databaseConnectTimeoutMs: positiveInteger('CONNECT_DATABASE_CONNECT_TIMEOUT_MS', env.CONNECT_DATABASE_CONNECT_TIMEOUT_MS, 10_000),
     dataDir: path.resolve(env.CONNECT_DATA_DIR || 'data'),
     adminToken,
     docsBaseUrl: (env.CONNECT_DOCS_BASE_URL || 'https://docs.connect-payments.dev').replace(/\/+$/, ''),

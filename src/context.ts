@@ -119,7 +119,7 @@ export interface AppContext {
 /** PostgreSQL when DATABASE_URL is set, embedded PGlite under the data directory otherwise; migrated. */
 export async function openDatabase(config: Config): Promise<Database> {
   const db = config.databaseUrl
-    ? openPostgres({ connectionString: config.databaseUrl, maxConnections: config.databasePoolSize })
+    ? openPostgres({ connectionString: config.databaseUrl, maxConnections: config.databasePoolSize, connectTimeoutMs: config.databaseConnectTimeoutMs })
     : await openPglite(config.dataDir);
   try {
     await migrate(db);

@@ -119,6 +119,7 @@ async function listenOn(
   const connect = async (): Promise<void> => {
     const next = new pg.Client({
       connectionString: options.connectionString,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       application_name: `connect-payments listener${options.schema ? ` (${options.schema})` : ''}`,
     });
     next.on('notification', (message) => onNotify(message.payload ?? ''));
@@ -146,14 +147,22 @@ export interface PostgresOptions {
   /** Schema to put first on the search path (tests isolate themselves this way). */
   schema?: string;
   maxConnections?: number;
+  /**
+   * How long opening a connection may take before it fails (default 10 s): a server that stops answering (a host
+   * gone, packets dropped) fails requests instead of holding them for ever.
+   */
+  connectTimeoutMs?: number;
   /** How long a lost listening connection waits before it connects again (default 1 s). */
   relistenDelayMs?: number;
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export function openPostgres(options: PostgresOptions): Database & { pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 20,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     application_name: `connect-payments${options.schema ? ` (${options.schema})` : ''}`,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
   });
