@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
+import { stopSignal } from './stop-signal.js';
 import type { Output } from './operator-api.js';
-
-/** Resolves at the first SIGTERM or SIGINT. */
-const stopSignal = () =>
-  new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
 
 /**
  * `connect-payments signer`: the process that holds the deposit seed, on its own host; it needs neither the database

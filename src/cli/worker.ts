@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
+import { stopSignal } from './stop-signal.js';
 import type { RunLocal } from './verbs.js';
-
-/** Resolves at the first SIGTERM or SIGINT. */
-const stopSignal = () =>
-  new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
 
 export function workerCommand(program: Command, run: RunLocal): void {
   program

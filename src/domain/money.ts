@@ -77,4 +77,7 @@ export const toNumber = (amount: Decimal | string) => (typeof amount === 'string
 /** An amount counted in the asset's base units on chain (wei, sun, lamports), in the asset's unit. */
 export const fromBaseUnits = (units: bigint, decimals: number): Decimal => new Decimal(units.toString()).div(new Decimal(10).pow(decimals));
 
+/** An amount in the asset's unit, counted in its base units on chain; an amount finer than them is cut, never rounded up. */
+export const toBaseUnits = (amount: Decimal | string, decimals: number): bigint => BigInt(new Decimal(amount).times(new Decimal(10).pow(decimals)).toFixed(0, Decimal.ROUND_DOWN));
+
 export const toDecimalString = (amount: Decimal | string) => new Decimal(amount).toFixed();

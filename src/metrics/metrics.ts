@@ -5,6 +5,7 @@ import { quarantinedCounts } from '../store/deposit-quarantine.js';
 import { openLivePayouts, type OpenLivePayouts } from '../store/payouts.js';
 import { latestResults, type ReconciliationRow } from '../store/reconciliation.js';
 import { treasuryStatus, type TreasuryStatusRow } from '../store/treasury.js';
+import { Decimal } from '../domain/money.js';
 import { RECONCILIATION_STATUSES } from '../domain/reconciliation.js';
 import { freeOwners } from '../store/solana-owners.js';
 
@@ -284,7 +285,7 @@ export class Metrics {
     treasuryGauge(
       'treasury_sweepable',
       'What the latest treasury plan would sweep from deposit addresses (to the hot wallet and to cold storage), by network and asset, in the asset.',
-      (gauge, row, labels) => row.summary && gauge.set(labels, Number(row.summary.planned.to_hot_wallet) + Number(row.summary.planned.to_cold_storage)),
+      (gauge, row, labels) => row.summary && gauge.set(labels, new Decimal(row.summary.planned.to_hot_wallet).plus(row.summary.planned.to_cold_storage).toNumber()),
     );
     treasuryGauge(
       'treasury_last_plan_timestamp_seconds',

@@ -153,7 +153,7 @@ export class EvmNonceEngine implements HotWallet {
     // The fee coin too: a transaction the node would refuse for want of gas money must not be signed (it would take a
     // nonce, then a cancellation nobody can pay for either).
     const { coin } = funds;
-    const coinNeeded = gas * fees.maxFeePerGas + (request.asset === native ? parseUnits(request.amount, this.catalog.pair(native, network)!.decimals) : 0n);
+    const coinNeeded = gas * fees.maxFeePerGas + (request.asset === native ? funds.needed : 0n);
     if (coin < coinNeeded) {
       if (!(await this.releaseNonce(request.lease))) return unknown('the lease on the payout was lost');
       const decimals = this.catalog.pair(native, network)!.decimals;
@@ -175,7 +175,7 @@ export class EvmNonceEngine implements HotWallet {
    * top-up by hand). A nonce it took goes back meanwhile, so that the payouts behind it are not held up. Otherwise
    * what the hot wallet holds of the fee coin at the head, for the fee check once the fee is known.
    */
-  private async shortOfFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | { coin: bigint }> {
+  private async shortOfFunds(request: PayoutRequest, transfer: PayoutTransfer): Promise<PayoutOutcome | { needed: bigint; coin: bigint }> {
     const { answer } = await this.atHead(request.network, (height) => this.driver.funds(transfer, height), ({ held, needed }) => held >= needed);
     if (answer.held >= answer.needed) return answer;
     if (!(await this.releaseNonce(request.lease))) return unknown('the lease on the payout was lost');

@@ -15,7 +15,7 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/t
 import type { SolanaConfig } from '../../../config.js';
 import type { Catalog } from '../../../domain/catalog.js';
 import { DomainError } from '../../../domain/errors.js';
-import { Decimal } from '../../../domain/money.js';
+import { Decimal, toBaseUnits } from '../../../domain/money.js';
 import type { BalanceReader } from '../balance-reader.js';
 import type { ExpiringChainDriver, FinalPoint, Lookup, SignedTransfer } from '../expiring-driver.js';
 import type { PayoutTransfer } from '../payout-transfer.js';
@@ -99,17 +99,18 @@ export class SolanaDriver implements ExpiringChainDriver {
   }
 
   async funds(request: PayoutTransfer): Promise<{ held: bigint; needed: bigint }> {
+    // A network without live payouts here is refused as every other call refuses it.
     this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
     // At `finalized`: money on its way to the hot wallet counts once it can no longer be rolled back.
     const [held] = await this.balances.get(request.network)!.balances(pair.token_contract, [this.signer.address]);
-    return { held: held!, needed: BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0)) };
+    return { held: held!, needed: toBaseUnits(request.amount, pair.decimals) };
   }
 
   async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string } | { short: { held: bigint; needed: bigint } }> {
     const { rpc, call } = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
-    const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
+    const amount = toBaseUnits(request.amount, pair.decimals);
     const capLamports = BigInt(new Decimal(feeCap).times(LAMPORTS_PER_SOL).toFixed(0));
     const destination = address(request.destination);
     const blockhash = call('getLatestBlockhash', (abortSignal) => rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal }));

@@ -1,7 +1,7 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import type { Catalog } from '../../../domain/catalog.js';
 import { DomainError } from '../../../domain/errors.js';
-import { Decimal } from '../../../domain/money.js';
+import { Decimal, toBaseUnits } from '../../../domain/money.js';
 import type { ExpiringChainDriver, FinalPoint, Lookup, SignedTransfer } from '../expiring-driver.js';
 import type { PayoutTransfer } from '../payout-transfer.js';
 import { tronAddressBytes } from './address.js';
@@ -147,13 +147,15 @@ export class TronDriver implements ExpiringChainDriver {
   async funds(request: PayoutTransfer): Promise<{ held: bigint; needed: bigint }> {
     const node = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
-    const needed = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
+    const needed = toBaseUnits(request.amount, pair.decimals);
     const owner = this.signer.address;
-    if (pair.token_contract === null) {
-      const account = await node('/wallet/getaccount', { address: hex41(owner), visible: false });
-      return { held: BigInt(typeof account.balance === 'number' ? account.balance : 0), needed };
-    }
-    return { held: await this.tokenBalance(node, pair.token_contract, owner), needed };
+    return { held: pair.token_contract === null ? await this.trxBalance(node, owner) : await this.tokenBalance(node, pair.token_contract, owner), needed };
+  }
+
+  /** What `holder` holds of TRX, in sun (an address never activated: nothing). */
+  private async trxBalance(node: TronNodeCall, holder: string): Promise<bigint> {
+    const account = await node('/wallet/getaccount', { address: hex41(holder), visible: false });
+    return BigInt(typeof account.balance === 'number' ? account.balance : 0);
   }
 
   /** What `holder` holds of a TRC-20 token: its balanceOf, called as a constant (nothing is sent). */
@@ -172,7 +174,7 @@ export class TronDriver implements ExpiringChainDriver {
   async sign(request: PayoutTransfer, feeCap: string): Promise<{ signed: SignedTransfer } | { refused: string } | { short: { held: bigint; needed: bigint } }> {
     const node = this.node(request.network);
     const pair = this.catalog.pair(request.asset, request.network)!;
-    const amount = BigInt(new Decimal(request.amount).times(new Decimal(10).pow(pair.decimals)).toFixed(0));
+    const amount = toBaseUnits(request.amount, pair.decimals);
     const capSun = BigInt(new Decimal(feeCap).times(SUN_PER_TRX).toFixed(0));
     const [head, prices] = await Promise.all([node('/wallet/getnowblock', {}).then((b) => blockOf(b, '/wallet/getnowblock')), this.prices(node)]);
     const owner = this.signer.address;
@@ -206,8 +208,7 @@ export class TronDriver implements ExpiringChainDriver {
       return { refused: `The network fee now (${burn + bandwidthSun} sun) is above what the quote charged (${capSun} sun).` };
     }
     // The TRX that pays the fee (and is sent, for a TRX payout): a transaction the wallet cannot pay is not signed.
-    const wallet = await node('/wallet/getaccount', { address: hex41(owner), visible: false });
-    const held = BigInt(typeof wallet.balance === 'number' ? wallet.balance : 0);
+    const held = await this.trxBalance(node, owner);
     const needed = burn + bandwidthSun + (pair.token_contract === null ? amount : 0n);
     if (held < needed) return { short: { held, needed } };
     if (pair.token_contract === null) return { signed: this.signed(draft) };
